@@ -1,0 +1,38 @@
+package dev.kairos;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/** What one run of a job is: which job, which fire, which attempt. Handed to {@link Job#run}. */
+public interface JobContext {
+  /** The job's unique key. */
+  String key();
+
+  /** The name of the handler that runs the job. */
+  String handler();
+
+  /** The data the job was scheduled with (for example JSON), if any. */
+  Optional<String> data();
+
+  /** The time this fire was due on the job's timetable (for a retry: the fire being retried). */
+  Instant scheduledFireTime();
+
+  /** When this run actually started, by the scheduler's clock. */
+  Instant actualStart();
+
+  /** 1 for the first attempt of a fire, 2 for its first retry, and so on. */
+  int attempt();
+
+  /**
+   * How many missed fires this run stands for: 0 for a fire that started within its misfire
+   * threshold; 1 for each fire made up by {@link Misfire#catchUp()}; the number of fires it
+   * replaces for {@link Misfire#fireOnce()}.
+   */
+  int missedFires();
+
+  /**
+   * True when this run repeats a fire whose earlier run was interrupted by a crash or the loss of
+   * its instance (at-least-once delivery).
+   */
+  boolean recovery();
+}

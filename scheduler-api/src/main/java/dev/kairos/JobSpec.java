@@ -1,0 +1,218 @@
+package dev.kairos;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The definition of a job: its key, the handler that runs it, its data, when it fires and what it
+ * does with misfires and failures. Immutable; each method returns a changed copy.
+ *
+ * <pre>{@code
+ * scheduler.schedule(JobSpec.named("purge")
+ *     .handler("purge-sessions")
+ *     .fixedDelay(Duration.ofMinutes(5))
+ *     .misfire(Misfire.skip()));
+ * }</pre>
+ *
+ * <p>Values are checked by {@link Scheduler#schedule(JobSpec)}, which rejects a bad one with an
+ * {@link IllegalArgumentException} naming the key and the value. Two specs are equal when every
+ * part of the definition is equal; {@code schedule} keeps a stored job's state when its definition
+ * has not changed.
+ *
+ * <p>First fire of a recurring job: at {@link #startAt(Instant)} (or, if that has passed, the first
+ * slot of its timetable from now), else {@link #initialDelay(Duration)} after scheduling, else at
+ * once.
+ */
+public final class JobSpec {
+  private final String key;
+  private final String handler;
+  private final String data;
+  private final Schedule schedule;
+  private final Instant startAt;
+  private final Duration initialDelay;
+  private final Misfire misfire;
+  private final Retry retry;
+
+  private JobSpec(
+      String key,
+      String handler,
+      String data,
+      Schedule schedule,
+      Instant startAt,
+      Duration initialDelay,
+      Misfire misfire,
+      Retry retry) {
+    this.key = key;
+    this.handler = handler;
+    this.data = data;
+    this.schedule = schedule;
+    this.startAt = startAt;
+    this.initialDelay = initialDelay;
+    this.misfire = misfire;
+    this.retry = retry;
+  }
+
+  /** Starts the definition of the job with this key (unique within a store). */
+  public static JobSpec named(String key) {
+    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none());
+  }
+
+  /** The name of the registered handler that runs this job. */
+  public JobSpec handler(String handler) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** Data handed to every run (for example JSON); stored as text. */
+  public JobSpec data(String data) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** Fires every {@code period}, measured between scheduled fire times. */
+  public JobSpec fixedRate(Duration period) {
+    return schedule(new Schedule.FixedRate(period));
+  }
+
+  /** Fires {@code delay} after the previous run ended. */
+  public JobSpec fixedDelay(Duration delay) {
+    return schedule(new Schedule.FixedDelay(delay));
+  }
+
+  /** Fires once, at {@code instant}. */
+  public JobSpec at(Instant instant) {
+    return schedule(new Schedule.Once(instant, null));
+  }
+
+  /** Fires once, {@code delay} after the job is first scheduled. */
+  public JobSpec after(Duration delay) {
+    return schedule(new Schedule.Once(null, delay));
+  }
+
+  /**
+   * Fires when the Quartz-syntax cron expression matches, in the scheduler's default zone (resolved
+   * and stored when the job is first scheduled).
+   */
+  public JobSpec cron(String expression) {
+    return cron(expression, null, CronSyntax.QUARTZ);
+  }
+
+  /** Fires when the Quartz-syntax cron expression matches in {@code zone}. */
+  public JobSpec cron(String expression, ZoneId zone) {
+    return cron(expression, zone, CronSyntax.QUARTZ);
+  }
+
+  /** Fires when the expression, written in {@code syntax}, matches in {@code zone}. */
+  public JobSpec cron(String expression, ZoneId zone, CronSyntax syntax) {
+    return schedule(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
+  }
+
+  /** Replaces the daylight-saving policy of a cron schedule (ignored by other schedules). */
+  public JobSpec dst(DstPolicy dst) {
+    if (schedule instanceof Schedule.Cron c) {
+      return schedule(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
+    }
+    return this;
+  }
+
+  /** Sets the schedule directly. */
+  public JobSpec schedule(Schedule schedule) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** The first fire of a recurring job is at this instant (or its first slot after now). */
+  public JobSpec startAt(Instant startAt) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** The first fire of a recurring job is this long after it is first scheduled. */
+  public JobSpec initialDelay(Duration initialDelay) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold. */
+  public JobSpec misfire(Misfire misfire) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** The retry policy for failed runs; default {@link Retry#none()}. */
+  public JobSpec retry(Retry retry) {
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  /** The job's key. */
+  public String key() {
+    return key;
+  }
+
+  /** The handler name (null until set; {@code schedule} rejects a spec without one). */
+  public String handler() {
+    return handler;
+  }
+
+  /** The job's data, if any. */
+  public Optional<String> data() {
+    return Optional.ofNullable(data);
+  }
+
+  /** The schedule (null until set; {@code schedule} rejects a spec without one). */
+  public Schedule schedule() {
+    return schedule;
+  }
+
+  /** The first fire instant of a recurring job, if set. */
+  public Optional<Instant> startAt() {
+    return Optional.ofNullable(startAt);
+  }
+
+  /** The delay before the first fire of a recurring job, if set. */
+  public Optional<Duration> initialDelay() {
+    return Optional.ofNullable(initialDelay);
+  }
+
+  /** The misfire policy. */
+  public Misfire misfire() {
+    return misfire;
+  }
+
+  /** The retry policy. */
+  public Retry retry() {
+    return retry;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof JobSpec s
+        && Objects.equals(key, s.key)
+        && Objects.equals(handler, s.handler)
+        && Objects.equals(data, s.data)
+        && Objects.equals(schedule, s.schedule)
+        && Objects.equals(startAt, s.startAt)
+        && Objects.equals(initialDelay, s.initialDelay)
+        && Objects.equals(misfire, s.misfire)
+        && Objects.equals(retry, s.retry);
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+  }
+
+  @Override
+  public String toString() {
+    return "JobSpec[key="
+        + key
+        + ", handler="
+        + handler
+        + ", schedule="
+        + schedule
+        + (startAt != null ? ", startAt=" + startAt : "")
+        + (initialDelay != null ? ", initialDelay=" + initialDelay : "")
+        + ", misfire="
+        + misfire
+        + ", retry="
+        + retry
+        + "]";
+  }
+}

@@ -1,0 +1,113 @@
+package dev.kairos.spi;
+
+import dev.kairos.JobInfo;
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import java.time.Instant;
+
+/**
+ * A job as a store holds it: the definition, the schedule state the engine works from, and the
+ * run statistics.
+ *
+ * @param spec the definition
+ * @param state life-cycle state; {@code RUNNING} is set by {@link JobStore#runStarted} and cleared
+ *     by {@link JobStore#runFinished}, so a row left {@code RUNNING} after a crash marks a fire to
+ *     recover
+ * @param nextFireTime scheduled time of the next timetable fire; null when complete
+ * @param dueTime when the job's next run is due; null when it must not fire (paused, complete).
+ *     Stores index it: the engine loads jobs by (due time, key)
+ * @param dueKind why the next run is due
+ * @param attempt the attempt number of the next run (1, or more for a retry)
+ * @param lastScheduledFireTime scheduled time of the last fire that ran
+ * @param lastStart start of the last run
+ * @param lastEnd end of the last run
+ * @param lastOutcome outcome of the last run
+ * @param lastError message of the last failure, trimmed by the store
+ * @param runCount runs so far
+ * @param failureCount failed runs so far
+ * @param version incremented by every change of definition or schedule state (not by statistics);
+ *     conditional updates compare it
+ */
+public record JobRecord(
+    JobSpec spec,
+    JobState state,
+    Instant nextFireTime,
+    Instant dueTime,
+    FireKind dueKind,
+    int attempt,
+    Instant lastScheduledFireTime,
+    Instant lastStart,
+    Instant lastEnd,
+    RunOutcome lastOutcome,
+    String lastError,
+    long runCount,
+    long failureCount,
+    long version) {
+
+  /** A new job, never run, due at {@code first} (null: never). */
+  public static JobRecord fresh(JobSpec spec, Instant first) {
+    return new JobRecord(
+        spec,
+        first == null ? JobState.COMPLETE : JobState.SCHEDULED,
+        first,
+        first,
+        FireKind.TIMETABLE,
+        1,
+        null,
+        null,
+        null,
+        null,
+        null,
+        0,
+        0,
+        0);
+  }
+
+  /** The job's key. */
+  public String key() {
+    return spec.key();
+  }
+
+  /** The cursor position of this record. Requires a due time. */
+  public WindowCursor cursor() {
+    return new WindowCursor(dueTime, key());
+  }
+
+  /** This record with another definition. */
+  public JobRecord withSpec(JobSpec s) {
+    return new JobRecord(
+        s, state, nextFireTime, dueTime, dueKind, attempt, lastScheduledFireTime, lastStart,
+        lastEnd, lastOutcome, lastError, runCount, failureCount, version);
+  }
+
+  /** This record with another schedule state; statistics and version kept. */
+  public JobRecord withSchedule(
+      JobState newState, Instant next, Instant due, FireKind kind, int newAttempt) {
+    return new JobRecord(
+        spec, newState, next, due, kind, newAttempt, lastScheduledFireTime, lastStart, lastEnd,
+        lastOutcome, lastError, runCount, failureCount, version);
+  }
+
+  /** This record with another version. */
+  public JobRecord withVersion(long v) {
+    return new JobRecord(
+        spec, state, nextFireTime, dueTime, dueKind, attempt, lastScheduledFireTime, lastStart,
+        lastEnd, lastOutcome, lastError, runCount, failureCount, v);
+  }
+
+  /** The public view of this record. */
+  public JobInfo toInfo() {
+    return new JobInfo(
+        spec,
+        state,
+        nextFireTime,
+        lastScheduledFireTime,
+        lastStart,
+        lastEnd,
+        lastOutcome,
+        lastError,
+        runCount,
+        failureCount);
+  }
+}
