@@ -5,8 +5,7 @@ package dev.kairos;
  * JobSpec} refers to it by that name, so stored jobs survive restarts without storing code.
  *
  * <p>A job may throw: the failure is logged with the job key and scheduled fire time, recorded on
- * the job, reported to listeners, and the schedule goes on (optionally retried, see {@link
- * Retry}).
+ * the job, reported to listeners, and the schedule goes on (optionally retried, see {@link Retry}).
  */
 @FunctionalInterface
 public interface Job {

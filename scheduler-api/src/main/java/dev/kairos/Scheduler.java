@@ -43,17 +43,15 @@ public interface Scheduler extends AutoCloseable {
    */
   boolean triggerNow(String key);
 
-  /**
-   * Deletes the job. A running run finishes and is not re-queued. Returns false if unknown.
-   */
+  /** Deletes the job. A running run finishes and is not re-queued. Returns false if unknown. */
   boolean unschedule(String key);
 
   /** The newest {@code limit} runs of the job, newest first. */
   List<RunRecord> history(String key, int limit);
 
   /**
-   * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them
-   * and stops all threads. Idempotent.
+   * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them and
+   * stops all threads. Idempotent.
    */
   @Override
   void close();

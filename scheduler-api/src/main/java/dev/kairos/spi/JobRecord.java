@@ -7,8 +7,8 @@ import dev.kairos.RunOutcome;
 import java.time.Instant;
 
 /**
- * A job as a store holds it: the definition, the schedule state the engine works from, and the
- * run statistics.
+ * A job as a store holds it: the definition, the schedule state the engine works from, and the run
+ * statistics.
  *
  * @param spec the definition
  * @param state life-cycle state; {@code RUNNING} is set by {@link JobStore#runStarted} and cleared
@@ -77,23 +77,59 @@ public record JobRecord(
   /** This record with another definition. */
   public JobRecord withSpec(JobSpec s) {
     return new JobRecord(
-        s, state, nextFireTime, dueTime, dueKind, attempt, lastScheduledFireTime, lastStart,
-        lastEnd, lastOutcome, lastError, runCount, failureCount, version);
+        s,
+        state,
+        nextFireTime,
+        dueTime,
+        dueKind,
+        attempt,
+        lastScheduledFireTime,
+        lastStart,
+        lastEnd,
+        lastOutcome,
+        lastError,
+        runCount,
+        failureCount,
+        version);
   }
 
   /** This record with another schedule state; statistics and version kept. */
   public JobRecord withSchedule(
       JobState newState, Instant next, Instant due, FireKind kind, int newAttempt) {
     return new JobRecord(
-        spec, newState, next, due, kind, newAttempt, lastScheduledFireTime, lastStart, lastEnd,
-        lastOutcome, lastError, runCount, failureCount, version);
+        spec,
+        newState,
+        next,
+        due,
+        kind,
+        newAttempt,
+        lastScheduledFireTime,
+        lastStart,
+        lastEnd,
+        lastOutcome,
+        lastError,
+        runCount,
+        failureCount,
+        version);
   }
 
   /** This record with another version. */
   public JobRecord withVersion(long v) {
     return new JobRecord(
-        spec, state, nextFireTime, dueTime, dueKind, attempt, lastScheduledFireTime, lastStart,
-        lastEnd, lastOutcome, lastError, runCount, failureCount, v);
+        spec,
+        state,
+        nextFireTime,
+        dueTime,
+        dueKind,
+        attempt,
+        lastScheduledFireTime,
+        lastStart,
+        lastEnd,
+        lastOutcome,
+        lastError,
+        runCount,
+        failureCount,
+        v);
   }
 
   /** The public view of this record. */

@@ -1,0 +1,70 @@
+package dev.kairos.engine;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The scheduler's only source of time, for reading it and for waiting on it. Every fire time, run
+ * start, misfire judgement and wait goes through it, so a test can drive a scheduler with a {@link
+ * ManualClock} and a demo can run faster than real time.
+ */
+public interface TimeSource {
+
+  /** The current instant. */
+  Instant now();
+
+  /**
+   * How many real nanoseconds to wait until this time source reaches {@code deadline}: zero or less
+   * if it has; {@link Long#MAX_VALUE} if only an explicit advance can get it there (a manual
+   * clock), in which case the source calls its listeners when it moves.
+   */
+  long nanosUntil(Instant deadline);
+
+  /** Registers a callback run each time this source jumps forward (manual clocks only). */
+  default void addListener(Runnable onAdvance) {}
+
+  /** Removes a callback registered with {@link #addListener}. */
+  default void removeListener(Runnable onAdvance) {}
+
+  /**
+   * Blocks the calling thread until this source has moved {@code duration} forward.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
+  default void sleep(Duration duration) throws InterruptedException {
+    Instant deadline = now().plus(duration);
+    long nanos;
+    while ((nanos = nanosUntil(deadline)) > 0) {
+      TimeUnit.NANOSECONDS.sleep(Math.min(nanos, TimeUnit.MILLISECONDS.toNanos(50)));
+    }
+  }
+
+  /** The system's UTC clock, waiting in real time. The default. */
+  static TimeSource system() {
+    return SystemTimeSource.UTC;
+  }
+
+  /**
+   * The system clock shifted by {@code offset} (for example to test clock skew between instances).
+   */
+  static TimeSource offset(Duration offset) {
+    return new SystemTimeSource(offset, 1.0, null);
+  }
+
+  /**
+   * A clock that starts at the current instant and runs {@code speed} times faster than real time
+   * (for demos: 3600 makes an hour pass each second). Waits are shortened accordingly.
+   */
+  static TimeSource accelerated(double speed) {
+    return accelerated(Instant.now(), speed);
+  }
+
+  /** A clock that starts at {@code origin} and runs {@code speed} times faster than real time. */
+  static TimeSource accelerated(Instant origin, double speed) {
+    if (!(speed > 0) || Double.isInfinite(speed)) {
+      throw new IllegalArgumentException("speed must be positive and finite: " + speed);
+    }
+    return new SystemTimeSource(Duration.ZERO, speed, origin);
+  }
+}
