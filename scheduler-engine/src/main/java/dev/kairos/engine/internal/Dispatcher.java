@@ -1,0 +1,402 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.JobState;
+import dev.kairos.engine.TimeSource;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The heap of due fires and the leader–follower protocol by which workers take them.
+ *
+ * <p>Callers may rely on: {@link #take()} returns an entry only when it is due by the time source;
+ * entries due at the same instant come out in the order they were queued; an entry is handed to one
+ * worker at a time and is not queued again until {@link #finish} (so a job never overlaps itself);
+ * after {@link #shutdown()} no entry is handed out.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p>One {@link ReentrantLock} guards everything here: the heap, the tracking map, the window
+ * cursors, the leader. There is no scanner thread. Workers call {@link #take()}:
+ *
+ * <ul>
+ *   <li>The <b>leader</b> is the one worker allowed to wait with a timeout: until the head is due,
+ *       or the next window load is due, whichever is first. Every other idle worker is a
+ *       <b>follower</b> and waits untimed. So at most one timer is armed, and when it fires one
+ *       thread, not all, competes for the head.
+ *   <li>When an entry becomes the new head ({@link #queue}), the leader's deadline is stale: the
+ *       leader role is cleared and one waiter is signalled; it re-reads the head and becomes the
+ *       new leader or takes the entry.
+ *   <li>A worker leaving {@code take()} with an entry signals one follower if there is no leader
+ *       and the heap is not empty, so somebody always watches the head while others run jobs (no
+ *       lost wake-up).
+ *   <li>A manual time source cannot be waited on; its leader waits untimed and the source's advance
+ *       callback ({@link #wake()}) clears the leader and signals a waiter.
+ * </ul>
+ *
+ * <p>Invariants, all under the lock:
+ *
+ * <ul>
+ *   <li>Heap order is (due, seq); {@code heapIndex == -1} iff the entry is not queued.
+ *   <li>A tracked entry is queued or running, never both; an untracked job is in neither. At most
+ *       one entry per key.
+ *   <li>Window coverage: every job in the store with a due time whose (due, key) is at or before
+ *       {@link #covered} is tracked. Loading a window advances {@code covered}; while a load runs,
+ *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
+ *       against that, so a load and a re-queue can never both leave a job out.
+ * </ul>
+ */
+final class Dispatcher {
+  /** Returned by {@link #take()} to the worker that must load the next window. */
+  static final Entry LOAD = new Entry("<load window>", null);
+
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition available = lock.newCondition();
+  private final TimeSource time;
+  private final int windowSize;
+
+  /** Guarded by lock. */
+  private final FireHeap heap = new FireHeap();
+
+  /** Queued or running entries by key. Guarded by lock. */
+  private final Map<String, Entry> tracked = new HashMap<>();
+
+  /** The only worker that may wait timed; null if none. Guarded by lock. */
+  private Thread leader;
+
+  /** Next sequence number. Guarded by lock. */
+  private long seq;
+
+  /** Set once by {@link #shutdown()}. Guarded by lock. */
+  private boolean shutdown;
+
+  /** See the coverage invariant; null before the first load. Guarded by lock. */
+  private WindowCursor covered;
+
+  /** The cursor an in-flight load may reach, or null when no load runs. Guarded by lock. */
+  private WindowCursor loading;
+
+  /** True if the last load stopped at its size limit: more jobs are due within the horizon. */
+  private boolean truncated;
+
+  /** When the next window load is due (epoch nanos). Guarded by lock. */
+  private long nextLoad = Long.MAX_VALUE;
+
+  /** Workers waiting timed right now, and the most ever seen. Guarded by lock. */
+  private int timedWaiters;
+
+  private int maxTimedWaiters;
+
+  Dispatcher(TimeSource time, int windowSize) {
+    this.time = time;
+    this.windowSize = windowSize;
+  }
+
+  /**
+   * Blocks until an entry is due and returns it, marked running; or returns {@link #LOAD} to the
+   * worker that must load the next window; or null after shutdown.
+   */
+  Entry take() throws InterruptedException {
+    lock.lockInterruptibly();
+    try {
+      for (; ; ) {
+        if (shutdown) {
+          return null;
+        }
+        long now = Entry.nanos(time.now());
+        Entry first = heap.peek();
+        if (first != null && first.due <= now) {
+          return start(heap.poll());
+        }
+        if (loading == null && loadDue(now)) {
+          loading = new WindowCursor(Instant.MAX, "");
+          return LOAD;
+        }
+        long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+        first = null; // don't hold a reference while waiting
+        if (deadline == Long.MAX_VALUE || leader != null) {
+          available.await();
+        } else {
+          awaitAsLeader(deadline);
+        }
+      }
+    } finally {
+      if (leader == null && heap.peek() != null) {
+        available.signal();
+      }
+      lock.unlock();
+    }
+  }
+
+  /** Call only with the lock held, and with no leader. */
+  private void awaitAsLeader(long deadline) throws InterruptedException {
+    Thread me = Thread.currentThread();
+    leader = me;
+    timedWaiters++;
+    maxTimedWaiters = Math.max(maxTimedWaiters, timedWaiters);
+    try {
+      long nanos = time.nanosUntil(Instant.ofEpochSecond(0, deadline));
+      if (nanos == Long.MAX_VALUE) {
+        available.await();
+      } else if (nanos > 0) {
+        available.awaitNanos(nanos);
+      }
+    } finally {
+      timedWaiters--;
+      if (leader == me) {
+        leader = null;
+      }
+    }
+  }
+
+  /** Call only with the lock held. */
+  private boolean loadDue(long now) {
+    return truncated ? heap.size() < windowSize / 2 : now >= nextLoad;
+  }
+
+  /** Call only with the lock held. */
+  private long loadDeadline() {
+    return loading != null || truncated ? Long.MAX_VALUE : nextLoad;
+  }
+
+  /** Call only with the lock held. */
+  private Entry start(Entry e) {
+    e.running = true;
+    return e;
+  }
+
+  /**
+   * Takes a due entry without waiting, for the step API; null if nothing is due at the time
+   * source's now.
+   */
+  Entry pollDue() {
+    lock.lock();
+    try {
+      Entry first = heap.peek();
+      if (shutdown || first == null || first.due > Entry.nanos(time.now())) {
+        return null;
+      }
+      return start(heap.poll());
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The due time of the head, if any. */
+  Instant headDue() {
+    lock.lock();
+    try {
+      Entry first = heap.peek();
+      return first == null ? null : Instant.ofEpochSecond(0, first.due);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  // ---- window loading ------------------------------------------------------------------------
+
+  /** The cursor after which the next load starts (null: from the beginning). */
+  WindowCursor beginLoad(Instant until) {
+    lock.lock();
+    try {
+      loading = new WindowCursor(until, "");
+      return covered;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Ends a load: queues the loaded jobs that are not tracked, advances the covered cursor, and sets
+   * when the next load is due.
+   *
+   * @param rows the jobs read, in (due, key) order
+   * @param until the horizon the load asked for
+   * @param full true if the store returned as many rows as asked (more may be due before until)
+   * @param nextLoadAt when to load again if not full
+   */
+  void endLoad(List<JobRecord> rows, Instant until, boolean full, Instant nextLoadAt) {
+    lock.lock();
+    try {
+      for (JobRecord r : rows) {
+        if (!tracked.containsKey(r.key())) {
+          Entry e = new Entry(r.key(), r);
+          e.recovery = r.state() == JobState.RUNNING;
+          tracked.put(r.key(), e);
+          enqueue(e, r);
+        }
+      }
+      covered =
+          full && !rows.isEmpty()
+              ? rows.get(rows.size() - 1).cursor()
+              : new WindowCursor(until, "");
+      truncated = full;
+      loading = null;
+      nextLoad = Entry.nanos(nextLoadAt);
+      available.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** A load failed: nothing is covered beyond what was; retry at {@code retryAt}. */
+  void abortLoad(Instant retryAt) {
+    lock.lock();
+    try {
+      loading = null;
+      nextLoad = Entry.nanos(retryAt);
+      available.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Call only with the lock held. True if the record's (due, key) is inside the loaded window. */
+  private boolean inWindow(JobRecord r) {
+    WindowCursor c = r.cursor();
+    return (covered != null && c.compareTo(covered) <= 0)
+        || (loading != null && c.compareTo(loading) <= 0);
+  }
+
+  // ---- changes -------------------------------------------------------------------------------
+
+  /**
+   * Applies a stored change of a job's schedule: re-queues, dequeues or, if the job is running,
+   * remembers the change for when it finishes. {@code record} null means the job was deleted.
+   */
+  void changed(String key, JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null && e.running) {
+        e.changedWhileRunning = record;
+        e.unscheduled = record == null;
+        return;
+      }
+      if (e != null) {
+        heap.remove(e);
+        tracked.remove(key);
+      }
+      if (record != null && record.dueTime() != null && inWindow(record)) {
+        Entry fresh = e != null ? e : new Entry(key, record);
+        tracked.put(key, fresh);
+        enqueue(fresh, record);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A worker finished with a running entry: re-queue it from the newest record (a change made
+   * during the run wins over the write-back), or stop tracking it.
+   *
+   * @param stored the job as the write-back left it, or null if it is gone
+   */
+  void finish(Entry e, JobRecord stored) {
+    lock.lock();
+    try {
+      e.running = false;
+      e.recovery = false;
+      JobRecord r =
+          e.unscheduled ? null : e.changedWhileRunning != null ? e.changedWhileRunning : stored;
+      e.changedWhileRunning = null;
+      e.unscheduled = false;
+      if (!shutdown && r != null && r.dueTime() != null && inWindow(r)) {
+        enqueue(e, r);
+      } else {
+        tracked.remove(e.key);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Call only with the lock held. Queues e from r with a fresh sequence number. */
+  private void enqueue(Entry e, JobRecord r) {
+    e.record = r;
+    e.due = Entry.nanos(r.dueTime());
+    e.seq = seq++;
+    heap.add(e);
+    if (heap.peek() == e) {
+      leader = null;
+      available.signal();
+    }
+  }
+
+  /**
+   * If the job is running, asks its worker to fire it once more after the write-back.
+   *
+   * @return true if the job was running and the request was recorded
+   */
+  boolean triggerIfRunning(String key) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null && e.running) {
+        e.triggerRequested = true;
+        return true;
+      }
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The time source moved (manual clocks): the leader's deadline may have passed. */
+  void wake() {
+    lock.lock();
+    try {
+      leader = null;
+      available.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Hands out no more entries; wakes every waiting worker so it can exit. */
+  void shutdown() {
+    lock.lock();
+    try {
+      shutdown = true;
+      available.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Keys of running entries (for close's report). */
+  List<String> runningKeys() {
+    lock.lock();
+    try {
+      return tracked.values().stream().filter(e -> e.running).map(e -> e.key).sorted().toList();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Number of queued entries. */
+  int queued() {
+    lock.lock();
+    try {
+      return heap.size();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Most workers ever seen waiting timed at once (1 when the protocol holds). */
+  int maxTimedWaiters() {
+    lock.lock();
+    try {
+      return maxTimedWaiters;
+    } finally {
+      lock.unlock();
+    }
+  }
+}

@@ -1,0 +1,39 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.Job;
+import dev.kairos.SchedulerListener;
+import dev.kairos.engine.TimeSource;
+import dev.kairos.spi.JobStore;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadFactory;
+
+/**
+ * The validated, immutable configuration the builder hands to the scheduler.
+ *
+ * @param store where jobs live
+ * @param handlers registered handlers by name
+ * @param workers number of worker threads
+ * @param time the time source
+ * @param threadFactory makes the worker threads
+ * @param lookAhead how far ahead of now the heap holds jobs
+ * @param windowSize most jobs read from the store per window load
+ * @param gracePeriod how long {@code close()} waits for running jobs before interrupting them
+ * @param listeners event listeners
+ * @param defaultZone zone of cron jobs that name none
+ * @param instanceId this scheduler instance's id, recorded with each run
+ */
+public record EngineConfig(
+    JobStore store,
+    Map<String, Job> handlers,
+    int workers,
+    TimeSource time,
+    ThreadFactory threadFactory,
+    Duration lookAhead,
+    int windowSize,
+    Duration gracePeriod,
+    List<SchedulerListener> listeners,
+    ZoneId defaultZone,
+    String instanceId) {}

@@ -1,0 +1,84 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.spi.JobRecord;
+
+/**
+ * One job as the dispatcher tracks it: queued in the heap or running, never both. The same entry is
+ * re-queued after each run, as ScheduledThreadPoolExecutor re-queues its task.
+ *
+ * <p>All fields are guarded by the {@link Dispatcher}'s lock.
+ */
+final class Entry {
+  /** The job's key; also the key of the dispatcher's tracking map. */
+  final String key;
+
+  /** The stored job this entry was queued from; its version is what the write-back compares. */
+  JobRecord record;
+
+  /** Due time in nanoseconds since the epoch (saturated); the heap's first ordering key. */
+  long due;
+
+  /** Submission order among equal due times; the heap's second ordering key. */
+  long seq;
+
+  /** Position in the heap, or -1 iff not queued. */
+  int heapIndex = -1;
+
+  /** True while a worker runs it (then heapIndex is -1). */
+  boolean running;
+
+  /**
+   * A record written by a schedule change while the entry was running; it wins over the worker's
+   * write-back, since a change made during the run makes that write-back's version stale.
+   */
+  JobRecord changedWhileRunning;
+
+  /** True when the job was unscheduled while running: it is not re-queued. */
+  boolean unscheduled;
+
+  /** True when this entry repeats a fire interrupted by a crash. */
+  boolean recovery;
+
+  /** triggerNow was called while running: fire once more after the write-back. */
+  boolean triggerRequested;
+
+  /** The timetable of {@link #timetableSpec}, kept so a cron expression is parsed once. */
+  private Timetable timetable;
+
+  private dev.kairos.JobSpec timetableSpec;
+
+  Entry(String key, JobRecord record) {
+    this.key = key;
+    this.record = record;
+  }
+
+  /** The timetable of {@code spec}, built once per definition (only the running worker calls). */
+  Timetable timetable(dev.kairos.JobSpec spec) {
+    if (timetable == null || !spec.equals(timetableSpec)) {
+      timetable = Timetables.of(spec);
+      timetableSpec = spec;
+    }
+    return timetable;
+  }
+
+  /** Orders by due time, then sequence. */
+  boolean before(Entry o) {
+    return due < o.due || (due == o.due && seq < o.seq);
+  }
+
+  /** Nanoseconds since the epoch of an instant, saturated to the long range. */
+  static long nanos(java.time.Instant t) {
+    if (t.getEpochSecond() >= Long.MAX_VALUE / 1_000_000_000L - 1) {
+      return Long.MAX_VALUE;
+    }
+    if (t.getEpochSecond() <= Long.MIN_VALUE / 1_000_000_000L + 1) {
+      return Long.MIN_VALUE;
+    }
+    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+  }
+
+  @Override
+  public String toString() {
+    return "Entry[" + key + " due " + java.time.Instant.ofEpochSecond(0, due) + "]";
+  }
+}

@@ -1,0 +1,342 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.Job;
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.engine.TimeSource;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.RunResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one taken entry: applies the misfire rule, runs the job, computes the next fire, writes it
+ * back to the store and only then hands the entry back to the dispatcher for re-queueing.
+ *
+ * <p>Never throws: a failing job is recorded; a failing store is retried with backoff (logged once
+ * per outage) so no worker dies and no fire is dropped.
+ */
+final class FireRunner {
+  private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
+  private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+  private static final int MAX_ERROR_LENGTH = 2000;
+
+  private final EngineConfig config;
+  private final Dispatcher dispatcher;
+  private final Listeners listeners;
+  private final BooleanSupplier closing;
+  private final StoreHealth health;
+  private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
+
+  FireRunner(
+      EngineConfig config,
+      Dispatcher dispatcher,
+      Listeners listeners,
+      BooleanSupplier closing,
+      StoreHealth health) {
+    this.config = config;
+    this.dispatcher = dispatcher;
+    this.listeners = listeners;
+    this.closing = closing;
+    this.health = health;
+  }
+
+  /** Runs the entry's due fire (or applies its misfire policy) and re-queues it. */
+  void fire(Entry e) {
+    JobRecord stored = null;
+    try {
+      stored = process(e, e.record);
+      if (stored != null && e.triggerRequested) {
+        stored = applyTrigger(stored);
+      }
+    } catch (RuntimeException ex) {
+      log.error(
+          "job '{}': unexpected engine failure; the job is dropped from memory until the"
+              + " next start",
+          e.key,
+          ex);
+    } finally {
+      e.triggerRequested = false;
+      dispatcher.finish(e, stored);
+    }
+  }
+
+  private JobRecord process(Entry e, JobRecord r) {
+    Job job = config.handlers().get(r.spec().handler());
+    if (job == null) {
+      if (warnedHandlers.add(r.key())) {
+        log.warn(
+            "job '{}': handler '{}' is not registered here; left in the store, not fired",
+            r.key(),
+            r.spec().handler());
+      }
+      return null;
+    }
+    Timetable tt = e.timetable(r.spec());
+    return switch (r.dueKind()) {
+      case RETRY -> run(e, r, tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()));
+      case TRIGGER -> run(e, r, tt, new Fire(r.dueTime(), 1, 0, r.dueKind()));
+      case TIMETABLE -> timetableFire(e, r, tt);
+    };
+  }
+
+  private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt) {
+    Instant now = config.time().now();
+    MisfireRule.Decision d = MisfireRule.decide(tt, r.nextFireTime(), now, r.spec().misfire());
+    if (d.dropped() > 0) {
+      log.info(
+          "job '{}': behind by {} (oldest missed fire {}); {} drops {} fire(s){}",
+          r.key(),
+          Duration.between(r.nextFireTime(), now),
+          r.nextFireTime(),
+          r.spec().misfire(),
+          d.dropped(),
+          d.runs() ? ", runs " + d.fire() : "");
+      listeners.firesDropped(r.key(), r.nextFireTime(), d.dropped(), r.spec().misfire());
+    }
+    if (!d.runs()) {
+      Instant next = d.nextWhenNoRun().orElse(null);
+      JobState state = next == null ? JobState.COMPLETE : JobState.SCHEDULED;
+      return replace(r, r.withSchedule(state, next, next, FireKind.TIMETABLE, 1));
+    }
+    return run(e, r, tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE));
+  }
+
+  /** One fire to run: its scheduled time, attempt, missed fires it stands for, and why. */
+  record Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {}
+
+  private JobRecord run(Entry e, JobRecord r, Timetable tt, Fire fire) {
+    Instant start = config.time().now();
+    markStarted(r.key(), fire.scheduled(), start);
+    RunContext ctx =
+        new RunContext(
+            r.key(),
+            r.spec().handler(),
+            r.spec().data(),
+            fire.scheduled(),
+            start,
+            fire.attempt(),
+            fire.missedFires(),
+            e.recovery);
+    log.debug(
+        "job '{}': run of fire {} starts (attempt {})", r.key(), fire.scheduled(), fire.attempt());
+    listeners.runStarted(ctx);
+    Throwable failure = null;
+    RunOutcome outcome = RunOutcome.SUCCESS;
+    try {
+      config.handlers().get(r.spec().handler()).run(ctx);
+    } catch (InterruptedException ie) {
+      failure = ie;
+      outcome = closing.getAsBoolean() ? RunOutcome.INTERRUPTED : RunOutcome.FAILURE;
+    } catch (Throwable t) { // a job's failure, whatever it is, must not kill the worker
+      failure = t;
+      outcome = RunOutcome.FAILURE;
+    }
+    boolean interrupted =
+        Thread.interrupted(); // a store call must not see the flag (H2 closes files)
+    Instant end = config.time().now();
+    RunResult result = result(r, tt, fire, start, end, outcome, failure);
+    report(ctx, result, failure, Duration.between(start, end));
+    Optional<JobRecord> stored = writeBack(result);
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+    return stored.orElse(null);
+  }
+
+  private RunResult result(
+      JobRecord r,
+      Timetable tt,
+      Fire fire,
+      Instant start,
+      Instant end,
+      RunOutcome outcome,
+      Throwable failure) {
+    String error = failure == null ? null : trim(failure.toString());
+    if (outcome == RunOutcome.INTERRUPTED) {
+      // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
+      return new RunResult(
+          r.key(),
+          r.version(),
+          fire.scheduled(),
+          fire.attempt(),
+          start,
+          end,
+          outcome,
+          error,
+          config.instanceId(),
+          JobState.SCHEDULED,
+          r.nextFireTime(),
+          r.dueTime(),
+          r.dueKind(),
+          r.attempt());
+    }
+    Instant next =
+        fire.kind() == FireKind.TRIGGER
+            ? r.nextFireTime()
+            : tt.afterRun(fire.scheduled(), end).orElse(null);
+    boolean paused = r.state() == JobState.PAUSED;
+    Retryable retry = retryOf(r, fire, outcome, end);
+    if (retry != null && !paused) {
+      return new RunResult(
+          r.key(),
+          r.version(),
+          fire.scheduled(),
+          fire.attempt(),
+          start,
+          end,
+          outcome,
+          error,
+          config.instanceId(),
+          JobState.SCHEDULED,
+          next,
+          retry.due(),
+          FireKind.RETRY,
+          fire.attempt() + 1);
+    }
+    JobState state =
+        next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
+    Instant due = state == JobState.SCHEDULED ? next : null;
+    return new RunResult(
+        r.key(),
+        r.version(),
+        fire.scheduled(),
+        fire.attempt(),
+        start,
+        end,
+        outcome,
+        error,
+        config.instanceId(),
+        state,
+        next,
+        due,
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  private record Retryable(Instant due) {}
+
+  private Retryable retryOf(JobRecord r, Fire fire, RunOutcome outcome, Instant end) {
+    int max = r.spec().retry().maxAttempts();
+    if (outcome != RunOutcome.FAILURE || fire.kind() == FireKind.TRIGGER || fire.attempt() >= max) {
+      return null;
+    }
+    return new Retryable(Timetables.plus(end, r.spec().retry().delayBefore(fire.attempt() + 1)));
+  }
+
+  private void report(RunContext ctx, RunResult result, Throwable failure, Duration took) {
+    if (failure == null) {
+      log.debug("job '{}': fire {} succeeded in {}", ctx.key(), ctx.scheduledFireTime(), took);
+      listeners.runSucceeded(ctx, took);
+      return;
+    }
+    boolean willRetry = result.dueKind() == FireKind.RETRY;
+    if (result.outcome() == RunOutcome.INTERRUPTED) {
+      log.warn(
+          "job '{}': run of fire {} interrupted by shutdown; it runs again at the next start",
+          ctx.key(),
+          ctx.scheduledFireTime());
+    } else {
+      log.error(
+          "job '{}': run of fire {} (attempt {}) failed{}",
+          ctx.key(),
+          ctx.scheduledFireTime(),
+          ctx.attempt(),
+          willRetry ? "; retry at " + result.dueTime() : "",
+          failure);
+    }
+    listeners.runFailed(ctx, failure, willRetry);
+  }
+
+  // ---- store calls -----------------------------------------------------------------------------
+
+  private void markStarted(String key, Instant fire, Instant start) {
+    try {
+      config.store().runStarted(key, fire, start, config.instanceId());
+    } catch (RuntimeException ex) {
+      health.failed("marking the start of job '" + key + "'", ex);
+    }
+  }
+
+  /** Writes back until the store takes it; gives up only when closing after the grace period. */
+  private Optional<JobRecord> writeBack(RunResult result) {
+    return retrying(
+            "writing back job '" + result.key() + "'", () -> config.store().runFinished(result))
+        .orElseGet(
+            () -> {
+              log.error(
+                  "job '{}': write-back of fire {} abandoned at shutdown; the fire runs again"
+                      + " at the next start",
+                  result.key(),
+                  result.scheduledFireTime());
+              return Optional.empty();
+            });
+  }
+
+  private JobRecord replace(JobRecord current, JobRecord updated) {
+    return retrying(
+            "updating job '" + current.key() + "'",
+            () ->
+                config
+                    .store()
+                    .replace(updated, current.version())
+                    .or(() -> config.store().find(current.key()))
+                    .orElse(null))
+        .orElse(null);
+  }
+
+  /**
+   * Calls the store until it answers, backing off between attempts; empty only if the scheduler
+   * closes and the grace period runs out first. (A null answer is returned as empty too.)
+   */
+  private <T> Optional<T> retrying(String what, java.util.function.Supplier<T> call) {
+    Duration backoff = FIRST_BACKOFF;
+    Instant giveUp = null;
+    for (; ; ) {
+      try {
+        T answer = call.get();
+        health.ok();
+        return Optional.ofNullable(answer);
+      } catch (RuntimeException ex) {
+        health.failed(what, ex);
+      }
+      if (closing.getAsBoolean()) {
+        Instant now = TimeSource.system().now();
+        giveUp = giveUp == null ? now.plus(config.gracePeriod()) : giveUp;
+        if (now.isAfter(giveUp)) {
+          return Optional.empty();
+        }
+      }
+      if (!health.pause(backoff)) {
+        return Optional.empty();
+      }
+      backoff =
+          backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0
+              ? MAX_BACKOFF
+              : backoff.multipliedBy(2);
+    }
+  }
+
+  private JobRecord applyTrigger(JobRecord stored) {
+    JobRecord triggered =
+        stored.withSchedule(
+            stored.state() == JobState.RUNNING ? JobState.SCHEDULED : stored.state(),
+            stored.nextFireTime(),
+            config.time().now(),
+            FireKind.TRIGGER,
+            1);
+    return replace(stored, triggered);
+  }
+
+  private static String trim(String s) {
+    return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH - 3) + "...";
+  }
+}

@@ -1,0 +1,51 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.JobContext;
+import dev.kairos.Misfire;
+import dev.kairos.SchedulerListener;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Calls every listener, logging and ignoring a listener that throws. */
+final class Listeners implements SchedulerListener {
+  private static final Logger log = LoggerFactory.getLogger(Listeners.class);
+  private final List<SchedulerListener> all;
+
+  Listeners(List<SchedulerListener> all) {
+    this.all = List.copyOf(all);
+  }
+
+  private void each(String event, Consumer<SchedulerListener> call) {
+    for (SchedulerListener l : all) {
+      try {
+        call.accept(l);
+      } catch (RuntimeException e) {
+        log.warn("listener {} threw on {}; ignored", l, event, e);
+      }
+    }
+  }
+
+  @Override
+  public void runStarted(JobContext context) {
+    each("runStarted", l -> l.runStarted(context));
+  }
+
+  @Override
+  public void runSucceeded(JobContext context, Duration took) {
+    each("runSucceeded", l -> l.runSucceeded(context, took));
+  }
+
+  @Override
+  public void runFailed(JobContext context, Throwable error, boolean willRetry) {
+    each("runFailed", l -> l.runFailed(context, error, willRetry));
+  }
+
+  @Override
+  public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
+    each("firesDropped", l -> l.firesDropped(key, oldestMissed, dropped, policy));
+  }
+}
