@@ -145,7 +145,8 @@ public final class JdbcStore implements JobStore {
 
   /**
    * Opens the pool, detects the dialect, and creates or upgrades the tables (or, with {@code
-   * createSchema(false)}, checks that they exist at the right version). Idempotent.
+   * createSchema(false)}, checks that they exist at the right version). Idempotent; the first use
+   * of any other method opens the store too.
    *
    * @throws StoreException if the database is unreachable, unsupported or its tables unfit
    */
@@ -382,17 +383,19 @@ public final class JdbcStore implements JobStore {
     }
   }
 
+  /** The opened Jdbi; opens the store on first use, as the in-memory store needs no open(). */
   private Jdbi open(String what) {
     Jdbi j = jdbi;
     if (j == null) {
-      throw new IllegalStateException(
-          what + ": the store is " + (isClosed() ? "closed" : "not open (call open())"));
+      synchronized (this) {
+        if (closed) {
+          throw new IllegalStateException(what + ": the store is closed: " + this);
+        }
+        open();
+        j = jdbi;
+      }
     }
     return j;
-  }
-
-  private synchronized boolean isClosed() {
-    return closed;
   }
 
   /** The row's record, or empty after logging (once per key) that it cannot be read. */
@@ -629,9 +632,7 @@ public final class JdbcStore implements JobStore {
         source = ConnectionSource.of(dataSource);
       } else if (h2Dir != null) {
         Path file = h2Dir.resolve("kairos");
-        source =
-            ConnectionSource.pool(
-                "jdbc:h2:file:" + file + ";WRITE_DELAY=0", null, null, pool, "h2 file " + file);
+        source = ConnectionSource.pool(h2Url(file), null, null, pool, "h2 file " + file);
       } else {
         source = ConnectionSource.pool(url, user, password, pool, redact(url));
       }
@@ -639,6 +640,16 @@ public final class JdbcStore implements JobStore {
           source,
           new StoreSettings(
               tablePrefix, createSchema, keepCompleted, historyPerJob, historyMaxAge));
+    }
+
+    /**
+     * WRITE_DELAY=0: each commit is written to the file before it returns, so it survives a kill.
+     * MAX_COMPACT_TIME=0: no file compaction when the last connection closes; H2 2.3's
+     * compact-on-close is where its reported assertion failures and lost chunks come from
+     * (h2database issues 4086, 4247), and the store's file reuses its free space anyway.
+     */
+    static String h2Url(Path file) {
+      return "jdbc:h2:file:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0";
     }
 
     private void requireNoSource(String attempted) {

@@ -14,6 +14,7 @@ record H2TestDatabase(Path dir) implements TestDatabase {
 
   @Override
   public Connection connect() throws SQLException {
-    return DriverManager.getConnection("jdbc:h2:file:" + dir.toAbsolutePath().resolve("kairos"));
+    return DriverManager.getConnection(
+        JdbcStore.Builder.h2Url(dir.toAbsolutePath().resolve("kairos")));
   }
 }

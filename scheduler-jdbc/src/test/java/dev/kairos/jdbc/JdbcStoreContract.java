@@ -281,12 +281,11 @@ abstract class JdbcStoreContract extends JobStoreContract {
   }
 
   @Test
-  void lifeCycle_useBeforeOpenOrAfterClose_failsClearly() {
+  void lifeCycle_opensOnFirstUse_failsClearlyAfterClose() {
     JdbcStore s = database().builder().tablePrefix(nextPrefix()).build();
-    assertThatThrownBy(() -> s.find("a"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("not open");
+    s.upsert(fresh("a", T0));
     s.open();
+    assertThat(s.find("a")).isPresent();
     s.close();
     s.close();
     assertThatThrownBy(() -> s.find("a"))
