@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -73,6 +74,9 @@ public final class JdbcStore implements JobStore {
    * due() is a keyset query on the (due_time, job_key) index. It must return `limit` readable
    * rows whenever that many exist before `before`: the engine takes a short page for the end of
    * the window. So when it skips unreadable rows it reads on from the last row it saw.
+   *
+   * runFinished() recognises a repeat of a write-back it already committed (see isRepeat): over
+   * a network, a commit can succeed while its acknowledgement is lost, and the engine retries.
    *
    * History is trimmed in runFinished() every TRIM_INTERVAL runs of a job, not on every run;
    * history() reads at most historyPerJob rows, so the count limit is exact anyway.
@@ -307,10 +311,14 @@ public final class JdbcStore implements JobStore {
     if (row.isEmpty() || readable(row.get()).isEmpty()) {
       return Optional.empty(); // an unreadable row is left as it is, RUNNING: recovered once fixed
     }
+    JobRecord stored = row.get().record();
+    if (isRepeat(stored, x)) {
+      return Optional.of(stored);
+    }
     if (settings.historyPerJob() > 0) {
       runs.insert(h, x);
     }
-    JobRecord updated = afterRun(row.get().record(), x);
+    JobRecord updated = afterRun(stored, x);
     if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
       runs.deleteAll(h, x.key());
       jobs.delete(h, x.key());
@@ -319,6 +327,20 @@ public final class JdbcStore implements JobStore {
     jobs.runFinished(h, updated);
     trimHistory(h, updated, x.end());
     return Optional.of(updated);
+  }
+
+  /**
+   * True if this write-back was applied already: the engine retries one whose commit succeeded but
+   * whose acknowledgement was lost with the connection. The stored last run is this run, and the
+   * version moved on from the one the run was taken at (a later run is always taken at the stored
+   * version).
+   */
+  private static boolean isRepeat(JobRecord r, RunResult x) {
+    return r.version() != x.expectedVersion()
+        && Objects.equals(x.scheduledFireTime(), r.lastScheduledFireTime())
+        && Objects.equals(x.start(), r.lastStart())
+        && Objects.equals(x.end(), r.lastEnd())
+        && x.outcome() == r.lastOutcome();
   }
 
   /** The record after a run, as InMemoryStore computes it. */

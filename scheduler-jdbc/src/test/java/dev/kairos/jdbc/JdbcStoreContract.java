@@ -144,6 +144,22 @@ abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(store.find("a")).contains(u.record());
   }
 
+  /**
+   * A write-back repeated after its commit's acknowledgement was lost is not applied twice, while
+   * the next run, taken at the new version, is.
+   */
+  @Test
+  void runFinished_repeatedAfterLostAcknowledgement_appliedOnce() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord once = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(store.runFinished(success(r))).contains(once);
+    assertThat(store.history("a", 10)).hasSize(1);
+
+    JobRecord next = store.runFinished(success(once)).orElseThrow();
+    assertThat(next.runCount()).isEqualTo(2);
+  }
+
   // ---- text and history limits -----------------------------------------------------------------
 
   @Test
