@@ -171,28 +171,37 @@ final class Dispatcher {
   }
 
   /**
-   * Takes a due entry without waiting, for the step API; null if nothing is due at the time
-   * source's now.
+   * Like {@link #take()} without waiting, for the step API: a due entry, {@link #LOAD}, or null if
+   * nothing is due at the time source's now.
    */
-  Entry pollDue() {
+  Entry poll() {
     lock.lock();
     try {
+      long now = Entry.nanos(time.now());
       Entry first = heap.peek();
-      if (shutdown || first == null || first.due > Entry.nanos(time.now())) {
+      if (shutdown) {
         return null;
       }
-      return start(heap.poll());
+      if (first != null && first.due <= now) {
+        return start(heap.poll());
+      }
+      if (loading == null && loadDue(now)) {
+        loading = new WindowCursor(Instant.MAX, "");
+        return LOAD;
+      }
+      return null;
     } finally {
       lock.unlock();
     }
   }
 
-  /** The due time of the head, if any. */
-  Instant headDue() {
+  /** When the dispatcher next has work: the head's due time or the next load, if any. */
+  Instant nextWakeUp() {
     lock.lock();
     try {
       Entry first = heap.peek();
-      return first == null ? null : Instant.ofEpochSecond(0, first.due);
+      long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+      return deadline == Long.MAX_VALUE ? null : Instant.ofEpochSecond(0, deadline);
     } finally {
       lock.unlock();
     }

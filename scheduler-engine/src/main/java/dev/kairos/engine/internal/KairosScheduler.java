@@ -132,15 +132,20 @@ public final class KairosScheduler implements Scheduler {
   public int runDue() {
     open();
     int n = 0;
-    for (Entry e; (e = dispatcher.pollDue()) != null; n++) {
-      runner.fire(e);
+    for (Entry e; (e = dispatcher.poll()) != null; ) {
+      if (e == Dispatcher.LOAD) {
+        loadWindow();
+      } else {
+        runner.fire(e);
+        n++;
+      }
     }
     return n;
   }
 
-  /** The due time of the earliest queued fire (step API). */
+  /** When the scheduler next has work: a due fire or a window load (step API). */
   public Optional<Instant> nextDue() {
-    return Optional.ofNullable(dispatcher.headDue());
+    return Optional.ofNullable(dispatcher.nextWakeUp());
   }
 
   /** Loads the jobs due within the look-ahead horizon that the heap does not hold yet. */
