@@ -29,9 +29,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       or the next window load is due, whichever is first. Every other idle worker is a
  *       <b>follower</b> and waits untimed. So at most one timer is armed, and when it fires one
  *       thread, not all, competes for the head.
- *   <li>When an entry becomes the new head ({@link #queue}), the leader's deadline is stale: the
- *       leader role is cleared and one waiter is signalled; it re-reads the head and becomes the
- *       new leader or takes the entry.
+ *   <li>The leader waits on its own condition ({@code leaderWake}), followers on {@code available}.
+ *       When the earliest deadline moves (a new head, a manual clock's advance, a finished window
+ *       load), the leader alone is signalled and re-reads the head; if there is no leader, one
+ *       follower is. Unlike ScheduledThreadPoolExecutor, which clears the leader and may leave the
+ *       old one in its timed wait beside a new one, this never arms two timers.
  *   <li>A worker leaving {@code take()} with an entry signals one follower if there is no leader
  *       and the heap is not empty, so somebody always watches the head while others run jobs (no
  *       lost wake-up).
@@ -56,7 +58,13 @@ final class Dispatcher {
   static final Entry LOAD = new Entry("<load window>", null);
 
   private final ReentrantLock lock = new ReentrantLock();
+
+  /** Followers wait here, untimed. */
   private final Condition available = lock.newCondition();
+
+  /** Only the leader waits here, so a new deadline can wake exactly the leader. */
+  private final Condition leaderWake = lock.newCondition();
+
   private final TimeSource time;
   private final int windowSize;
 
@@ -120,7 +128,7 @@ final class Dispatcher {
         long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
         first = null; // don't hold a reference while waiting
         if (deadline == Long.MAX_VALUE || leader != null) {
-          available.await();
+          available.await(); // follower
         } else {
           awaitAsLeader(deadline);
         }
@@ -142,9 +150,9 @@ final class Dispatcher {
     try {
       long nanos = time.nanosUntil(Instant.ofEpochSecond(0, deadline));
       if (nanos == Long.MAX_VALUE) {
-        available.await();
+        leaderWake.await(); // a manual clock: its advance calls wake()
       } else if (nanos > 0) {
-        available.awaitNanos(nanos);
+        leaderWake.awaitNanos(nanos);
       }
     } finally {
       timedWaiters--;
@@ -247,7 +255,7 @@ final class Dispatcher {
       truncated = full;
       loading = null;
       nextLoad = Entry.nanos(nextLoadAt);
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -259,7 +267,7 @@ final class Dispatcher {
     try {
       loading = null;
       nextLoad = Entry.nanos(retryAt);
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -333,7 +341,18 @@ final class Dispatcher {
     e.seq = seq++;
     heap.add(e);
     if (heap.peek() == e) {
-      leader = null;
+      deadlineChanged();
+    }
+  }
+
+  /**
+   * Call only with the lock held. The earliest deadline moved: wake the leader to re-read it, or,
+   * if there is none, one follower to become leader. Never a second timed waiter.
+   */
+  private void deadlineChanged() {
+    if (leader != null) {
+      leaderWake.signal();
+    } else {
       available.signal();
     }
   }
@@ -361,8 +380,7 @@ final class Dispatcher {
   void wake() {
     lock.lock();
     try {
-      leader = null;
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -374,6 +392,7 @@ final class Dispatcher {
     try {
       shutdown = true;
       available.signalAll();
+      leaderWake.signalAll();
     } finally {
       lock.unlock();
     }

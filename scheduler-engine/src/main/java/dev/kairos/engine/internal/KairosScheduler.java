@@ -371,6 +371,11 @@ public final class KairosScheduler implements Scheduler {
     return dispatcher.maxTimedWaiters();
   }
 
+  /** Instrumentation for tests: keys of running jobs. */
+  List<String> runningKeys() {
+    return dispatcher.runningKeys();
+  }
+
   /** Instrumentation for tests: entries in the heap. */
   int queued() {
     return dispatcher.queued();

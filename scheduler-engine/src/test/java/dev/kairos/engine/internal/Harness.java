@@ -22,6 +22,7 @@ public final class Harness {
   public final ManualClock clock = new ManualClock(T0);
   public final List<JobContext> runs = new CopyOnWriteArrayList<>();
   public final KairosScheduler scheduler;
+  public final JobStore store;
 
   public Harness(Job body) {
     this(new InMemoryStore(), body);
@@ -32,14 +33,18 @@ public final class Harness {
   }
 
   public Harness(JobStore store, Kairos.Builder builder, Job body) {
-    scheduler = builder
-        .store(store)
-        .clock(clock)
-        .handler("h", ctx -> {
-          runs.add(ctx);
-          body.run(ctx);
-        })
-        .buildEngine();
+    this.store = store;
+    scheduler =
+        builder
+            .store(store)
+            .clock(clock)
+            .handler(
+                "h",
+                ctx -> {
+                  runs.add(ctx);
+                  body.run(ctx);
+                })
+            .buildEngine();
     scheduler.open();
   }
 

@@ -19,13 +19,19 @@ class MisfirePolicyTest {
   private static Harness overrun(Misfire policy) {
     AtomicInteger n = new AtomicInteger();
     Harness[] h = new Harness[1];
-    h[0] = new Harness(ctx -> {
-      if (n.incrementAndGet() == 1) {
-        h[0].clock.advance(ofMillis(1000));
-      }
-    });
-    h[0].scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(ofMillis(100))
-        .initialDelay(ofMillis(100)).misfire(policy.threshold(ofMillis(250))));
+    h[0] =
+        new Harness(
+            ctx -> {
+              if (n.incrementAndGet() == 1) {
+                h[0].clock.advance(ofMillis(1000));
+              }
+            });
+    h[0].scheduler.schedule(
+        JobSpec.named("j")
+            .handler("h")
+            .fixedRate(ofMillis(100))
+            .initialDelay(ofMillis(100))
+            .misfire(policy.threshold(ofMillis(250))));
     h[0].runUntil(Harness.T0.plusMillis(1300));
     return h[0];
   }
@@ -35,8 +41,9 @@ class MisfirePolicyTest {
     Harness h = overrun(Misfire.catchUp());
 
     // Run 1 ends at 1100; fires 200..1100 (10 of them) run at 1100, then 1200 and 1300.
-    assertThat(h.fires()).containsExactly(100L, 200L, 300L, 400L, 500L, 600L, 700L, 800L, 900L,
-        1000L, 1100L, 1200L, 1300L);
+    assertThat(h.fires())
+        .containsExactly(
+            100L, 200L, 300L, 400L, 500L, 600L, 700L, 800L, 900L, 1000L, 1100L, 1200L, 1300L);
     assertThat(h.starts().subList(1, 11)).containsOnly(1100L);
     assertThat(h.runs.get(1).missedFires()).isEqualTo(1);
   }
@@ -70,13 +77,16 @@ class MisfirePolicyTest {
   void withinThreshold_lateFiresRunNormallyWhateverThePolicy() {
     AtomicInteger n = new AtomicInteger();
     Harness[] h = new Harness[1];
-    h[0] = new Harness(ctx -> {
-      if (n.incrementAndGet() == 1) {
-        h[0].clock.advance(ofMillis(150)); // overruns by 50 ms, within the 1 s default threshold
-      }
-    });
-    h[0].scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(ofMillis(100))
-        .misfire(Misfire.skip()));
+    h[0] =
+        new Harness(
+            ctx -> {
+              if (n.incrementAndGet() == 1) {
+                h[0].clock.advance(
+                    ofMillis(150)); // overruns by 50 ms, within the 1 s default threshold
+              }
+            });
+    h[0].scheduler.schedule(
+        JobSpec.named("j").handler("h").fixedRate(ofMillis(100)).misfire(Misfire.skip()));
 
     h[0].runUntil(Harness.T0.plusMillis(300));
 
@@ -87,8 +97,11 @@ class MisfirePolicyTest {
   @Test
   void resumeAfterPause_missedFiresFollowThePolicy() {
     Harness h = new Harness(ctx -> {});
-    h.scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofMinutes(1))
-        .misfire(Misfire.fireOnce()));
+    h.scheduler.schedule(
+        JobSpec.named("j")
+            .handler("h")
+            .fixedRate(Duration.ofMinutes(1))
+            .misfire(Misfire.fireOnce()));
     h.runUntil(Harness.T0);
     h.scheduler.pause("j");
     h.runUntil(Harness.T0.plus(Duration.ofMinutes(10)).plusSeconds(30));

@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class MisfireRuleTest {
   private static final Instant MON_0200 = Instant.parse("2026-01-05T02:00:00Z");
   private static final Timetable DAILY =
-      Timetables.of(JobSpec.named("d").handler("h").fixedRate(Duration.ofDays(1)).startAt(MON_0200));
+      Timetables.of(
+          JobSpec.named("d").handler("h").fixedRate(Duration.ofDays(1)).startAt(MON_0200));
   private static final Instant THU_0900 = Instant.parse("2026-01-08T09:00:00Z");
 
   static Stream<Arguments> downtime() {
@@ -55,8 +56,10 @@ class MisfireRuleTest {
   @ParameterizedTest(name = "late {0} ms, threshold {1} ms → behind {2}")
   @MethodSource("threshold")
   void isBehind_boundaries(long lateMs, long thresholdMs, boolean behind) {
-    assertThat(MisfireRule.isBehind(MON_0200, MON_0200.plusMillis(lateMs),
-        Duration.ofMillis(thresholdMs))).isEqualTo(behind);
+    assertThat(
+            MisfireRule.isBehind(
+                MON_0200, MON_0200.plusMillis(lateMs), Duration.ofMillis(thresholdMs)))
+        .isEqualTo(behind);
   }
 
   @ParameterizedTest(name = "{0}")
@@ -92,8 +95,9 @@ class MisfireRuleTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("policies")
   void decide_farBehindPerSecondRate_isArithmeticNotAWalk(Misfire policy) {
-    Timetable perSecond = Timetables.of(
-        JobSpec.named("s").handler("h").fixedRate(Duration.ofSeconds(1)).startAt(MON_0200));
+    Timetable perSecond =
+        Timetables.of(
+            JobSpec.named("s").handler("h").fixedRate(Duration.ofSeconds(1)).startAt(MON_0200));
     Instant yearLater = MON_0200.plus(Duration.ofDays(365));
 
     MisfireRule.Decision d = MisfireRule.decide(perSecond, MON_0200, yearLater, policy);

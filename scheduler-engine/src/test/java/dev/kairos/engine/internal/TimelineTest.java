@@ -17,19 +17,25 @@ class TimelineTest {
   private static Harness firstRunTakesOneSecond() {
     AtomicInteger n = new AtomicInteger();
     Harness[] h = new Harness[1];
-    h[0] = new Harness(ctx -> {
-      if (n.incrementAndGet() == 1) {
-        h[0].clock.advance(ofMillis(1000));
-      }
-    });
+    h[0] =
+        new Harness(
+            ctx -> {
+              if (n.incrementAndGet() == 1) {
+                h[0].clock.advance(ofMillis(1000));
+              }
+            });
     return h[0];
   }
 
   @Test
   void fixedRate_firstRunOverruns_missedFiresRunBackToBackThenTimetableResumes() {
     Harness h = firstRunTakesOneSecond();
-    h.scheduler.schedule(JobSpec.named("rate").handler("h").fixedRate(ofMillis(400))
-        .initialDelay(ofMillis(200)).misfire(Misfire.catchUp()));
+    h.scheduler.schedule(
+        JobSpec.named("rate")
+            .handler("h")
+            .fixedRate(ofMillis(400))
+            .initialDelay(ofMillis(200))
+            .misfire(Misfire.catchUp()));
 
     h.runUntilCount(5, Duration.ofSeconds(10));
 
@@ -40,8 +46,8 @@ class TimelineTest {
   @Test
   void fixedDelay_firstRunOverruns_nextRunIsDelayAfterEnd() {
     Harness h = firstRunTakesOneSecond();
-    h.scheduler.schedule(JobSpec.named("delay").handler("h").fixedDelay(ofMillis(400))
-        .initialDelay(ofMillis(200)));
+    h.scheduler.schedule(
+        JobSpec.named("delay").handler("h").fixedDelay(ofMillis(400)).initialDelay(ofMillis(200)));
 
     h.runUntilCount(3, Duration.ofSeconds(10));
 
@@ -84,8 +90,11 @@ class TimelineTest {
   void fixedRate_startAtInThePast_firstFireIsNextSlotOfItsTimetable() {
     Harness h = new Harness(ctx -> {});
     h.clock.advance(ofMillis(1050));
-    h.scheduler.schedule(JobSpec.named("r").handler("h").fixedRate(ofMillis(400))
-        .startAt(Harness.T0.plusMillis(200)));
+    h.scheduler.schedule(
+        JobSpec.named("r")
+            .handler("h")
+            .fixedRate(ofMillis(400))
+            .startAt(Harness.T0.plusMillis(200)));
 
     h.runUntil(Harness.T0.plusMillis(2000));
 
