@@ -20,8 +20,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * 8 s. With one worker and {@code catchUp()} the fast job's missed fires arrive in bursts; four
  * workers, or the {@code fireOnce()} and {@code skip()} policies, remove the burst.
  *
- * <p>Run: {@code mvn -q -pl examples -am compile exec:java -Dmain=dev.kairos.examples.PoolSizeTable}
- * (about 35 s; {@code -Dexec.args=--seconds=4} for a shorter run).
+ * <p>Run: {@code mvn -q -pl examples -am compile exec:java
+ * -Dmain=dev.kairos.examples.PoolSizeTable} (about 35 s; {@code -Dexec.args=--seconds=4} for a
+ * shorter run).
  */
 public final class PoolSizeTable {
   private PoolSizeTable() {}
@@ -52,24 +53,31 @@ public final class PoolSizeTable {
     List<Long> fastStarts = new CopyOnWriteArrayList<>();
     Set<String> threads = ConcurrentHashMap.newKeySet();
     AtomicInteger throwing = new AtomicInteger();
-    try (Scheduler s = Kairos.builder()
-        .store(new InMemoryStore())
-        .workers(workers)
-        .gracePeriod(Duration.ofSeconds(5))
-        .handler("slow", ctx -> {
-          threads.add(Thread.currentThread().getName());
-          Thread.sleep(1800);
-        })
-        .handler("fast", ctx -> {
-          threads.add(Thread.currentThread().getName());
-          fastStarts.add(System.nanoTime());
-        })
-        .handler("throwing", ctx -> {
-          threads.add(Thread.currentThread().getName());
-          throwing.incrementAndGet();
-          throw new IllegalStateException("throwing() always throws");
-        })
-        .build()) {
+    try (Scheduler s =
+        Kairos.builder()
+            .store(new InMemoryStore())
+            .workers(workers)
+            .gracePeriod(Duration.ofSeconds(5))
+            .handler(
+                "slow",
+                ctx -> {
+                  threads.add(Thread.currentThread().getName());
+                  Thread.sleep(1800);
+                })
+            .handler(
+                "fast",
+                ctx -> {
+                  threads.add(Thread.currentThread().getName());
+                  fastStarts.add(System.nanoTime());
+                })
+            .handler(
+                "throwing",
+                ctx -> {
+                  threads.add(Thread.currentThread().getName());
+                  throwing.incrementAndGet();
+                  throw new IllegalStateException("throwing() always throws");
+                })
+            .build()) {
       s.start();
       Instant t0 = Instant.now().plusMillis(100);
       s.schedule(spec("slow", Duration.ofMillis(2000), policy, t0));
@@ -110,7 +118,8 @@ public final class PoolSizeTable {
     line("throwing executions", rows, r -> "" + r.throwing());
   }
 
-  private static void line(String label, List<Row> rows, java.util.function.Function<Row, String> f) {
+  private static void line(
+      String label, List<Row> rows, java.util.function.Function<Row, String> f) {
     System.out.printf("| %-44s |", label);
     rows.forEach(r -> System.out.printf(" %-21s |", f.apply(r)));
     System.out.println();

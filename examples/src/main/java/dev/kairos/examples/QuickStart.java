@@ -36,18 +36,20 @@ public final class QuickStart {
     Sessions sessions = new Sessions();
 
     // --- quick-start (README) ---
-    Scheduler scheduler = Kairos.builder()
-        .store(new InMemoryStore())                   // or JdbcStore.h2(Path.of("kairos-data"))
-        .workers(4)
-        .handler("daily-report", ctx -> reports.generateFor(ctx.scheduledFireTime()))
-        .handler("purge-sessions", ctx -> sessions.purgeExpired())
-        .build();
+    Scheduler scheduler =
+        Kairos.builder()
+            .store(new InMemoryStore()) // or JdbcStore.h2(Path.of("kairos-data"))
+            .workers(4)
+            .handler("daily-report", ctx -> reports.generateFor(ctx.scheduledFireTime()))
+            .handler("purge-sessions", ctx -> sessions.purgeExpired())
+            .build();
     scheduler.start();
 
-    scheduler.schedule(JobSpec.named("purge")
-        .handler("purge-sessions")
-        .fixedDelay(Duration.ofMinutes(5))
-        .misfire(Misfire.skip()));
+    scheduler.schedule(
+        JobSpec.named("purge")
+            .handler("purge-sessions")
+            .fixedDelay(Duration.ofMinutes(5))
+            .misfire(Misfire.skip()));
 
     scheduler.job("purge").ifPresent(info -> System.out.println(info.nextFireTime()));
     scheduler.pause("purge");
