@@ -29,9 +29,11 @@ import java.util.concurrent.locks.ReentrantLock;
  *       or the next window load is due, whichever is first. Every other idle worker is a
  *       <b>follower</b> and waits untimed. So at most one timer is armed, and when it fires one
  *       thread, not all, competes for the head.
- *   <li>When an entry becomes the new head ({@link #queue}), the leader's deadline is stale: the
- *       leader role is cleared and one waiter is signalled; it re-reads the head and becomes the
- *       new leader or takes the entry.
+ *   <li>The leader waits on its own condition ({@code leaderWake}), followers on {@code available}.
+ *       When the earliest deadline moves (a new head, a manual clock's advance, a finished window
+ *       load), the leader alone is signalled and re-reads the head; if there is no leader, one
+ *       follower is. Unlike ScheduledThreadPoolExecutor, which clears the leader and may leave the
+ *       old one in its timed wait beside a new one, this never arms two timers.
  *   <li>A worker leaving {@code take()} with an entry signals one follower if there is no leader
  *       and the heap is not empty, so somebody always watches the head while others run jobs (no
  *       lost wake-up).
@@ -56,7 +58,13 @@ final class Dispatcher {
   static final Entry LOAD = new Entry("<load window>", null);
 
   private final ReentrantLock lock = new ReentrantLock();
+
+  /** Followers wait here, untimed. */
   private final Condition available = lock.newCondition();
+
+  /** Only the leader waits here, so a new deadline can wake exactly the leader. */
+  private final Condition leaderWake = lock.newCondition();
+
   private final TimeSource time;
   private final int windowSize;
 
@@ -120,7 +128,7 @@ final class Dispatcher {
         long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
         first = null; // don't hold a reference while waiting
         if (deadline == Long.MAX_VALUE || leader != null) {
-          available.await();
+          available.await(); // follower
         } else {
           awaitAsLeader(deadline);
         }
@@ -142,9 +150,9 @@ final class Dispatcher {
     try {
       long nanos = time.nanosUntil(Instant.ofEpochSecond(0, deadline));
       if (nanos == Long.MAX_VALUE) {
-        available.await();
+        leaderWake.await(); // a manual clock: its advance calls wake()
       } else if (nanos > 0) {
-        available.awaitNanos(nanos);
+        leaderWake.awaitNanos(nanos);
       }
     } finally {
       timedWaiters--;
@@ -171,28 +179,37 @@ final class Dispatcher {
   }
 
   /**
-   * Takes a due entry without waiting, for the step API; null if nothing is due at the time
-   * source's now.
+   * Like {@link #take()} without waiting, for the step API: a due entry, {@link #LOAD}, or null if
+   * nothing is due at the time source's now.
    */
-  Entry pollDue() {
+  Entry poll() {
     lock.lock();
     try {
+      long now = Entry.nanos(time.now());
       Entry first = heap.peek();
-      if (shutdown || first == null || first.due > Entry.nanos(time.now())) {
+      if (shutdown) {
         return null;
       }
-      return start(heap.poll());
+      if (first != null && first.due <= now) {
+        return start(heap.poll());
+      }
+      if (loading == null && loadDue(now)) {
+        loading = new WindowCursor(Instant.MAX, "");
+        return LOAD;
+      }
+      return null;
     } finally {
       lock.unlock();
     }
   }
 
-  /** The due time of the head, if any. */
-  Instant headDue() {
+  /** When the dispatcher next has work: the head's due time or the next load, if any. */
+  Instant nextWakeUp() {
     lock.lock();
     try {
       Entry first = heap.peek();
-      return first == null ? null : Instant.ofEpochSecond(0, first.due);
+      long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+      return deadline == Long.MAX_VALUE ? null : Instant.ofEpochSecond(0, deadline);
     } finally {
       lock.unlock();
     }
@@ -238,7 +255,7 @@ final class Dispatcher {
       truncated = full;
       loading = null;
       nextLoad = Entry.nanos(nextLoadAt);
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -250,7 +267,7 @@ final class Dispatcher {
     try {
       loading = null;
       nextLoad = Entry.nanos(retryAt);
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -278,6 +295,12 @@ final class Dispatcher {
         e.unscheduled = record == null;
         return;
       }
+      if (e != null
+          && record != null
+          && record.version() == e.record.version()
+          && java.util.Objects.equals(record.dueTime(), e.record.dueTime())) {
+        return; // already queued as it is
+      }
       if (e != null) {
         heap.remove(e);
         tracked.remove(key);
@@ -287,6 +310,47 @@ final class Dispatcher {
         tracked.put(key, fresh);
         enqueue(fresh, record);
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies a change read from a cluster's change feed: like {@link #changed}, but a job running
+   * here is left to its own write-back, a record older than the tracked one is ignored, and a job
+   * claimed by another instance (state RUNNING) is dequeued until its write-back arrives.
+   */
+  void changedElsewhere(String key, JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null && (e.running || (record != null && record.version() < e.record.version()))) {
+        return;
+      }
+      changed(key, record == null || record.state() == JobState.RUNNING ? null : record);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Queues a job whose claim's lease expired on another instance, flagged as a recovery; the worker
+   * that takes it claims it again.
+   */
+  void recover(JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(record.key());
+      if (e != null && e.running) {
+        return;
+      }
+      if (e != null) {
+        heap.remove(e);
+      }
+      Entry fresh = e != null ? e : new Entry(record.key(), record);
+      fresh.recovery = true;
+      tracked.put(record.key(), fresh);
+      enqueue(fresh, record);
     } finally {
       lock.unlock();
     }
@@ -324,7 +388,18 @@ final class Dispatcher {
     e.seq = seq++;
     heap.add(e);
     if (heap.peek() == e) {
-      leader = null;
+      deadlineChanged();
+    }
+  }
+
+  /**
+   * Call only with the lock held. The earliest deadline moved: wake the leader to re-read it, or,
+   * if there is none, one follower to become leader. Never a second timed waiter.
+   */
+  private void deadlineChanged() {
+    if (leader != null) {
+      leaderWake.signal();
+    } else {
       available.signal();
     }
   }
@@ -352,8 +427,7 @@ final class Dispatcher {
   void wake() {
     lock.lock();
     try {
-      leader = null;
-      available.signal();
+      deadlineChanged();
     } finally {
       lock.unlock();
     }
@@ -365,6 +439,7 @@ final class Dispatcher {
     try {
       shutdown = true;
       available.signalAll();
+      leaderWake.signalAll();
     } finally {
       lock.unlock();
     }

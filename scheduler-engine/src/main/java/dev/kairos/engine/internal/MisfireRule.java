@@ -11,9 +11,6 @@ import java.util.Optional;
  * downtime before a restart are handled by the same code.
  */
 public final class MisfireRule {
-  /** Walking a non-arithmetic timetable (cron) stops after this many missed fires. */
-  static final long WALK_CAP = 100_000;
-
   private MisfireRule() {}
 
   /**
@@ -32,7 +29,7 @@ public final class MisfireRule {
       if (c.max() == Integer.MAX_VALUE) {
         return Decision.run(due, 1, 0);
       }
-      long missed = timetable.countDue(due, now, WALK_CAP);
+      long missed = timetable.countDue(due, now, Long.MAX_VALUE);
       if (missed <= c.max()) {
         return Decision.run(due, 1, 0);
       }
@@ -40,7 +37,7 @@ public final class MisfireRule {
       Instant first = timetable.nth(due, dropped).orElse(due);
       return Decision.run(first, 1, dropped);
     }
-    long missed = timetable.countDue(due, now, WALK_CAP);
+    long missed = timetable.countDue(due, now, Long.MAX_VALUE);
     Instant newest = timetable.nth(due, Math.max(missed - 1, 0)).orElse(due);
     if (policy instanceof Misfire.FireOnce) {
       return Decision.run(newest, (int) Math.min(missed, Integer.MAX_VALUE), missed - 1);

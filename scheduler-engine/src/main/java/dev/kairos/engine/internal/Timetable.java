@@ -30,11 +30,16 @@ public interface Timetable {
     return successor(fire);
   }
 
+  /** A walk over successors stops after this many fires. */
+  long WALK_CAP = 100_000;
+
   /**
    * How many fires lie in [{@code from}, {@code now}] when {@code from} is itself a fire, counting
-   * at most {@code cap}. Arithmetic where the schedule allows, else by walking successors.
+   * at most {@code cap}. Arithmetic where the schedule allows, else by walking successors (which
+   * also stops at {@link #WALK_CAP}).
    */
   default long countDue(Instant from, Instant now, long cap) {
+    cap = Math.min(cap, WALK_CAP);
     long n = 0;
     Optional<Instant> f = Optional.of(from);
     while (f.isPresent() && !f.get().isAfter(now) && n < cap) {

@@ -1,0 +1,118 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The misfire rule as a table: (policy, how late) → what runs and what comes next. */
+class MisfireRuleTest {
+  private static final Instant MON_0200 = Instant.parse("2026-01-05T02:00:00Z");
+  private static final Timetable DAILY =
+      Timetables.of(
+          JobSpec.named("d").handler("h").fixedRate(Duration.ofDays(1)).startAt(MON_0200));
+  private static final Instant THU_0900 = Instant.parse("2026-01-08T09:00:00Z");
+
+  static Stream<Arguments> downtime() {
+    // Down from Monday 01:00 to Thursday 09:00: Mon, Tue, Wed, Thu 02:00 were missed.
+    return Stream.of(
+        Arguments.of(Misfire.catchUp(), "2026-01-05T02:00:00Z", 1, 0L, null),
+        Arguments.of(Misfire.catchUp(2), "2026-01-07T02:00:00Z", 1, 2L, null),
+        Arguments.of(Misfire.catchUp(4), "2026-01-05T02:00:00Z", 1, 0L, null),
+        Arguments.of(Misfire.catchUp(9), "2026-01-05T02:00:00Z", 1, 0L, null),
+        Arguments.of(Misfire.fireOnce(), "2026-01-08T02:00:00Z", 4, 3L, null),
+        Arguments.of(Misfire.skip(), null, 0, 4L, "2026-01-09T02:00:00Z"));
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("downtime")
+  void decide_afterDowntime(Misfire policy, String runs, int missed, long dropped, String next) {
+    MisfireRule.Decision d = MisfireRule.decide(DAILY, MON_0200, THU_0900, policy);
+
+    assertThat(d.fire()).isEqualTo(runs == null ? null : Instant.parse(runs));
+    assertThat(d.missedFires()).isEqualTo(missed);
+    assertThat(d.dropped()).isEqualTo(dropped);
+    assertThat(d.nextWhenNoRun())
+        .isEqualTo(next == null ? Optional.empty() : Optional.of(Instant.parse(next)));
+  }
+
+  static Stream<Arguments> threshold() {
+    return Stream.of(
+        // late by, threshold, behind?
+        Arguments.of(0L, 1000L, false),
+        Arguments.of(1000L, 1000L, false),
+        Arguments.of(1001L, 1000L, true),
+        Arguments.of(1L, 0L, true),
+        Arguments.of(0L, 0L, false));
+  }
+
+  @ParameterizedTest(name = "late {0} ms, threshold {1} ms → behind {2}")
+  @MethodSource("threshold")
+  void isBehind_boundaries(long lateMs, long thresholdMs, boolean behind) {
+    assertThat(
+            MisfireRule.isBehind(
+                MON_0200, MON_0200.plusMillis(lateMs), Duration.ofMillis(thresholdMs)))
+        .isEqualTo(behind);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("policies")
+  void decide_withinThreshold_runsTheDueFireNormally(Misfire policy) {
+    MisfireRule.Decision d = MisfireRule.decide(DAILY, MON_0200, MON_0200.plusMillis(999), policy);
+
+    assertThat(d.fire()).isEqualTo(MON_0200);
+    assertThat(d.missedFires()).isZero();
+    assertThat(d.dropped()).isZero();
+  }
+
+  static Stream<Misfire> policies() {
+    return Stream.of(Misfire.catchUp(), Misfire.catchUp(1), Misfire.fireOnce(), Misfire.skip());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("policies")
+  void decide_oneShotBehind(Misfire policy) {
+    Instant at = MON_0200;
+    Timetable once = Timetables.of(JobSpec.named("o").handler("h").at(at));
+
+    MisfireRule.Decision d = MisfireRule.decide(once, at, THU_0900, policy);
+
+    if (policy instanceof Misfire.Skip) {
+      assertThat(d.runs()).isFalse();
+      assertThat(d.nextWhenNoRun()).isEmpty();
+    } else {
+      assertThat(d.fire()).isEqualTo(at);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("policies")
+  void decide_farBehindPerSecondRate_isArithmeticNotAWalk(Misfire policy) {
+    Timetable perSecond =
+        Timetables.of(
+            JobSpec.named("s").handler("h").fixedRate(Duration.ofSeconds(1)).startAt(MON_0200));
+    Instant yearLater = MON_0200.plus(Duration.ofDays(365));
+
+    MisfireRule.Decision d = MisfireRule.decide(perSecond, MON_0200, yearLater, policy);
+
+    long fires = Duration.ofDays(365).toSeconds() + 1;
+    if (policy instanceof Misfire.FireOnce) {
+      assertThat(d.fire()).isEqualTo(yearLater);
+      assertThat(d.missedFires()).isEqualTo((int) fires);
+    } else if (policy instanceof Misfire.Skip) {
+      assertThat(d.nextWhenNoRun()).contains(yearLater.plusSeconds(1));
+    } else if (policy.equals(Misfire.catchUp(1))) {
+      assertThat(d.fire()).isEqualTo(yearLater);
+      assertThat(d.dropped()).isEqualTo(fires - 1);
+    } else {
+      assertThat(d.fire()).isEqualTo(MON_0200);
+    }
+  }
+}
