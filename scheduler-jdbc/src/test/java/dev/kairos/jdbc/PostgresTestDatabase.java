@@ -54,7 +54,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
 
   @Override
   public JdbcStore.Builder builder() {
-    return JdbcStore.builder().url(url()).user(USER).poolSize(4);
+    return JdbcStore.builder().url(url()).user(USER).poolSize(2);
   }
 
   /** A pool of the test's own whose connections carry this application name. */
