@@ -1,16 +1,16 @@
 package dev.kairos.jdbc;
 
 import dev.kairos.JobState;
-import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.jdbc.internal.ConnectionSource;
-import dev.kairos.jdbc.internal.Dialect;
+import dev.kairos.jdbc.internal.Database;
 import dev.kairos.jdbc.internal.JobRows;
 import dev.kairos.jdbc.internal.JobTable;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.jdbc.internal.RunTable;
 import dev.kairos.jdbc.internal.StoreSettings;
+import dev.kairos.jdbc.internal.WriteBack;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
@@ -23,18 +23,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.HandleCallback;
-import org.jdbi.v3.core.Jdbi;
-import org.jdbi.v3.core.JdbiException;
-import org.jdbi.v3.core.statement.SqlStatements;
-import org.jdbi.v3.core.statement.TemplateEngine;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -98,7 +92,7 @@ public final class JdbcStore implements JobStore {
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,30}");
   private static final String UNIQUE_VIOLATION = "23505";
 
-  private final ConnectionSource source;
+  private final Database database;
   private final StoreSettings settings;
   private final JobTable jobs;
   private final RunTable runs;
@@ -106,17 +100,8 @@ public final class JdbcStore implements JobStore {
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
-  /** Null until open() succeeded, and again after close(). Written under {@code this}. */
-  private volatile Jdbi jdbi;
-
-  /** The database's dialect, once opened. Written under {@code this}. */
-  private volatile Dialect dialect;
-
-  /** Set by close(); the store cannot be reopened. Guarded by {@code this}. */
-  private boolean closed;
-
   private JdbcStore(ConnectionSource source, StoreSettings settings) {
-    this.source = source;
+    this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
     this.settings = settings;
     this.jobs = new JobTable(settings.tablePrefix());
     this.runs = new RunTable(settings.tablePrefix());
@@ -155,45 +140,15 @@ public final class JdbcStore implements JobStore {
    * @throws StoreException if the database is unreachable, unsupported or its tables unfit
    */
   @Override
-  public synchronized void open() {
-    if (closed) {
-      throw new IllegalStateException("store is closed: " + this);
-    }
-    if (jdbi != null) {
-      return;
-    }
-    try {
-      Jdbi j = Jdbi.create(source.open());
-      j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
-      Dialect d = j.withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
-      String prefix = settings.tablePrefix();
-      if (settings.createSchema()) {
-        Migrations.migrate(j, d, prefix);
-      } else {
-        Migrations.check(j, d, prefix);
-      }
-      j.useHandle(d::warnIfCommitsLag);
-      dialect = d;
-      jdbi = j;
-    } catch (JdbiException | SQLException e) {
-      source.close();
-      throw new StoreException("opening " + this + " failed", e);
-    } catch (RuntimeException e) {
-      source.close();
-      throw e;
-    }
+  public void open() {
+    database.open();
     log.info("job store opened: {}, schema version {}", this, Migrations.latest());
   }
 
   /** Closes the pool the store made, if any; never a user's data source. Idempotent. */
   @Override
-  public synchronized void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
-    jdbi = null;
-    source.close();
+  public void close() {
+    database.close();
   }
 
   // ---- jobs ----------------------------------------------------------------------------------
@@ -202,14 +157,14 @@ public final class JdbcStore implements JobStore {
   public Upsert upsert(JobRecord fresh) {
     String what = "upserting job '" + fresh.key() + "'";
     try {
-      return inTransaction(what, h -> upsert(h, fresh));
+      return database.inTransaction(what, h -> upsert(h, fresh));
     } catch (StoreException e) {
       if (!isUniqueViolation(e)) {
         throw e;
       }
       // Another instance inserted the key between our SELECT and INSERT: it is an update now.
       log.debug("job '{}': inserted concurrently; upserting again", fresh.key());
-      return inTransaction(what, h -> upsert(h, fresh));
+      return database.inTransaction(what, h -> upsert(h, fresh));
     }
   }
 
@@ -218,7 +173,7 @@ public final class JdbcStore implements JobStore {
     if (old.isEmpty()) {
       JobRecord created = fresh.withVersion(0);
       jobs.insert(h, created);
-      return new Upsert(asStored(created), Upsert.Change.CREATED);
+      return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     }
     JobRows.Row row = old.get();
     if (row.readable() && row.record().spec().equals(fresh.spec())) {
@@ -230,13 +185,14 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public Optional<JobRecord> find(String key) {
-    return withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
+    return database
+        .withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
         .map(row -> readableOrThrow(row));
   }
 
   @Override
   public List<JobRecord> findAll() {
-    List<JobRows.Row> rows = withHandle("reading all jobs", jobs::findAll);
+    List<JobRows.Row> rows = database.withHandle("reading all jobs", jobs::findAll);
     List<JobRecord> out = new ArrayList<>(rows.size());
     for (JobRows.Row row : rows) {
       readable(row).ifPresent(out::add);
@@ -246,7 +202,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-    return inTransaction(
+    return database.inTransaction(
         "replacing job '" + updated.key() + "' at version " + expectedVersion,
         h ->
             jobs.replace(h, updated, expectedVersion)
@@ -256,7 +212,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public boolean delete(String key) {
-    return inTransaction(
+    return database.inTransaction(
         "deleting job '" + key + "'",
         h -> {
           runs.deleteAll(h, key);
@@ -266,7 +222,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
-    return withHandle(
+    return database.withHandle(
         "reading jobs due before " + before + " after " + after,
         h -> {
           List<JobRecord> out = new ArrayList<>();
@@ -291,7 +247,7 @@ public final class JdbcStore implements JobStore {
   /** Marks the start synchronously: state RUNNING (if SCHEDULED) and last start; same version. */
   @Override
   public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
-    withHandle(
+    database.withHandle(
         "marking the start of job '" + key + "' (fire " + scheduledFireTime + ")",
         h -> {
           jobs.runStarted(h, key, start);
@@ -301,7 +257,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
-    return inTransaction(
+    return database.inTransaction(
         "writing back the run of job '" + x.key() + "' (fire " + x.scheduledFireTime() + ")",
         h -> runFinished(h, x));
   }
@@ -312,13 +268,13 @@ public final class JdbcStore implements JobStore {
       return Optional.empty(); // an unreadable row is left as it is, RUNNING: recovered once fixed
     }
     JobRecord stored = row.get().record();
-    if (isRepeat(stored, x)) {
+    if (WriteBack.isRepeat(stored, x)) {
       return Optional.of(stored);
     }
     if (settings.historyPerJob() > 0) {
       runs.insert(h, x);
     }
-    JobRecord updated = afterRun(stored, x);
+    JobRecord updated = WriteBack.apply(stored, x);
     if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
       runs.deleteAll(h, x.key());
       jobs.delete(h, x.key());
@@ -327,43 +283,6 @@ public final class JdbcStore implements JobStore {
     jobs.runFinished(h, updated);
     trimHistory(h, updated, x.end());
     return Optional.of(updated);
-  }
-
-  /**
-   * True if this write-back was applied already: the engine retries one whose commit succeeded but
-   * whose acknowledgement was lost with the connection. The stored last run is this run, and the
-   * version moved on from the one the run was taken at (a later run is always taken at the stored
-   * version).
-   */
-  private static boolean isRepeat(JobRecord r, RunResult x) {
-    return r.version() != x.expectedVersion()
-        && Objects.equals(x.scheduledFireTime(), r.lastScheduledFireTime())
-        && Objects.equals(x.start(), r.lastStart())
-        && Objects.equals(x.end(), r.lastEnd())
-        && x.outcome() == r.lastOutcome();
-  }
-
-  /** The record after a run, as InMemoryStore computes it. */
-  private static JobRecord afterRun(JobRecord r, RunResult x) {
-    boolean failed = x.outcome() != RunOutcome.SUCCESS;
-    boolean current = r.version() == x.expectedVersion();
-    JobState state =
-        current ? x.state() : r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state();
-    return new JobRecord(
-        r.spec(),
-        state,
-        current ? x.nextFireTime() : r.nextFireTime(),
-        current ? x.dueTime() : r.dueTime(),
-        current ? x.dueKind() : r.dueKind(),
-        current ? x.nextAttempt() : r.attempt(),
-        x.scheduledFireTime(),
-        x.start(),
-        x.end(),
-        x.outcome(),
-        failed ? JobRows.trim(x.error()) : null,
-        r.runCount() + 1,
-        r.failureCount() + (failed ? 1 : 0),
-        current ? r.version() + 1 : r.version());
   }
 
   private void trimHistory(Handle h, JobRecord r, Instant newestEnd) {
@@ -384,41 +303,11 @@ public final class JdbcStore implements JobStore {
       throw new IllegalArgumentException("history limit must not be negative: " + limit);
     }
     int rows = Math.min(limit, settings.historyPerJob());
-    return withHandle("reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
+    return database.withHandle(
+        "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
   }
 
   // ---- helpers -------------------------------------------------------------------------------
-
-  private <T> T withHandle(String what, HandleCallback<T, SQLException> work) {
-    try {
-      return open(what).withHandle(work);
-    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
-      throw new StoreException(what + " failed", e);
-    }
-  }
-
-  private <T> T inTransaction(String what, HandleCallback<T, SQLException> work) {
-    try {
-      return open(what).inTransaction(work);
-    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
-      throw new StoreException(what + " failed", e);
-    }
-  }
-
-  /** The opened Jdbi; opens the store on first use, as the in-memory store needs no open(). */
-  private Jdbi open(String what) {
-    Jdbi j = jdbi;
-    if (j == null) {
-      synchronized (this) {
-        if (closed) {
-          throw new IllegalStateException(what + ": the store is closed: " + this);
-        }
-        open();
-        j = jdbi;
-      }
-    }
-    return j;
-  }
 
   /** The row's record, or empty after logging (once per key) that it cannot be read. */
   private Optional<JobRecord> readable(JobRows.Row row) {
@@ -454,29 +343,6 @@ public final class JdbcStore implements JobStore {
             .orElseThrow(() -> new StoreException("job '" + key + "' vanished")));
   }
 
-  /** The record as stored: its error trimmed. */
-  private static JobRecord asStored(JobRecord r) {
-    String error = JobRows.trim(r.lastError());
-    if (error == null || error.equals(r.lastError())) {
-      return r;
-    }
-    return new JobRecord(
-        r.spec(),
-        r.state(),
-        r.nextFireTime(),
-        r.dueTime(),
-        r.dueKind(),
-        r.attempt(),
-        r.lastScheduledFireTime(),
-        r.lastStart(),
-        r.lastEnd(),
-        r.lastOutcome(),
-        error,
-        r.runCount(),
-        r.failureCount(),
-        r.version());
-  }
-
   private static boolean isUniqueViolation(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof SQLException s && UNIQUE_VIOLATION.equals(s.getSQLState())) {
@@ -497,14 +363,7 @@ public final class JdbcStore implements JobStore {
   /** Names the database and the table prefix, as the scheduler's start-up log shows it. */
   @Override
   public String toString() {
-    Dialect d = dialect;
-    String db = source.toString();
-    return "JdbcStore["
-        + (d == null || db.startsWith(d.toString()) ? "" : d + " ")
-        + db
-        + ", prefix "
-        + settings.tablePrefix()
-        + "]";
+    return "JdbcStore[" + database + ", prefix " + settings.tablePrefix() + "]";
   }
 
   // ---- builder -------------------------------------------------------------------------------

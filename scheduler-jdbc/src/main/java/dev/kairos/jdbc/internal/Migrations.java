@@ -39,77 +39,64 @@ public final class Migrations {
           h.execute(
               "CREATE TABLE IF NOT EXISTS "
                   + prefix
-                  + "schema_version (version INTEGER NOT NULL PRIMARY KEY,"
-                  + " script VARCHAR(200) NOT NULL,"
-                  + " installed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
-          int current = checkNotNewer(version(h, prefix), prefix);
-          for (int v = current + 1; v <= latest(); v++) {
+                  + "schema_version (version INTEGER NOT NULL"
+                  + " PRIMARY KEY, script VARCHAR(200) NOT NULL, installed_at TIMESTAMP DEFAULT"
+                  + " CURRENT_TIMESTAMP)");
+          for (int v = version(h, prefix) + 1; v <= latest(); v++) {
             String script = SCRIPTS.get(v - 1);
-            for (String statement : statements(dialect, script, prefix)) {
-              h.execute(statement);
-            }
-            h.createUpdate(
-                    "INSERT INTO " + prefix + "schema_version (version, script) VALUES (?, ?)")
-                .bind(0, v)
-                .bind(1, script)
-                .execute();
-            log.info("schema of tables {}*: applied {} ({})", prefix, script, dialect);
+            statements(dialect, script, prefix).forEach(h::execute);
+            h.execute(
+                "INSERT INTO " + prefix + "schema_version (version, script) VALUES (?, ?)",
+                v,
+                script);
+            log.info("tables {}*: applied {} ({})", prefix, script, dialect);
           }
         });
   }
 
-  /** Fails unless the schema exists at {@link #latest()}, for stores that do not create it. */
+  /** Fails unless the schema exists at {@link #latest()}: for stores that do not create it. */
   public static void check(Jdbi jdbi, Dialect dialect, String prefix) {
-    jdbi.useHandle(
-        h -> {
-          String table = prefix + "schema_version";
-          if (!tableExists(h, table) || !tableExists(h, prefix + "jobs")) {
-            throw new StoreException(
-                "table "
-                    + table
-                    + " or "
-                    + prefix
-                    + "jobs not found in the current schema: run the scripts in"
-                    + " dev/kairos/jdbc/"
-                    + dialect.folder()
-                    + "/ of the kairos jar (with ${prefix} replaced by '"
-                    + prefix
-                    + "'), or build the store with createSchema(true)");
-          }
-          int v = checkNotNewer(version(h, prefix), prefix);
-          if (v < latest()) {
-            throw new StoreException(
-                "tables "
-                    + prefix
-                    + "* have schema version "
-                    + v
-                    + ", this Kairos needs "
-                    + latest()
-                    + ": apply "
-                    + SCRIPTS.subList(v, latest())
-                    + " or build the store with createSchema(true)");
-          }
-        });
+    int v =
+        jdbi.withHandle(h -> tableExists(h, prefix + "schema_version") ? version(h, prefix) : 0);
+    if (v < latest()) {
+      throw new StoreException(
+          "tables "
+              + prefix
+              + "* are at schema version "
+              + v
+              + " ("
+              + prefix
+              + "schema_version"
+              + (v == 0 ? " missing" : "")
+              + "), Kairos needs "
+              + latest()
+              + ": apply "
+              + SCRIPTS.subList(v, latest())
+              + " from dev/kairos/jdbc/"
+              + dialect.folder()
+              + "/ in the kairos jar, with ${prefix} replaced by "
+              + prefix
+              + ", or build the store with createSchema(true)");
+    }
   }
 
-  private static int checkNotNewer(int version, String prefix) {
-    if (version > latest()) {
+  /** The applied version; a {@link StoreException} if newer than this code knows. */
+  private static int version(Handle h, String prefix) {
+    int v =
+        h.createQuery("SELECT COALESCE(MAX(version), 0) FROM " + prefix + "schema_version")
+            .mapTo(Integer.class)
+            .one();
+    if (v > latest()) {
       throw new StoreException(
           "tables "
               + prefix
               + "* have schema version "
-              + version
+              + v
               + ", newer than this Kairos knows ("
               + latest()
               + "): upgrade Kairos");
     }
-    return version;
-  }
-
-  private static int version(Handle h, String prefix) {
-    return h.createQuery("SELECT COALESCE(MAX(version), 0) FROM " + prefix + "schema_version")
-        .mapTo(Integer.class)
-        .one();
+    return v;
   }
 
   private static boolean tableExists(Handle h, String table) {
@@ -124,23 +111,21 @@ public final class Migrations {
 
   /** The statements of a script: comment lines dropped, split at semicolons ending a line. */
   static List<String> statements(Dialect dialect, String script, String prefix) {
-    String text = resource(dialect.folder() + "/" + script).replace("${prefix}", prefix);
-    String code =
-        text.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
-    return Arrays.stream(code.split(";\\s*(\\n|$)"))
-        .map(String::strip)
-        .filter(s -> !s.isEmpty())
-        .toList();
-  }
-
-  private static String resource(String path) {
-    try (InputStream in = Migrations.class.getResourceAsStream("/dev/kairos/jdbc/" + path)) {
+    String path = "/dev/kairos/jdbc/" + dialect.folder() + "/" + script;
+    try (InputStream in = Migrations.class.getResourceAsStream(path)) {
       if (in == null) {
-        throw new IllegalStateException("missing DDL resource dev/kairos/jdbc/" + path);
+        throw new IllegalStateException("missing DDL resource " + path);
       }
-      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      String text =
+          new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${prefix}", prefix);
+      String code =
+          text.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
+      return Arrays.stream(code.split(";\\s*(\\n|$)"))
+          .map(String::strip)
+          .filter(s -> !s.isEmpty())
+          .toList();
     } catch (IOException e) {
-      throw new UncheckedIOException("reading DDL resource dev/kairos/jdbc/" + path, e);
+      throw new UncheckedIOException("reading DDL resource " + path, e);
     }
   }
 }
