@@ -87,10 +87,16 @@ final class ChildJvm implements AutoCloseable {
     }
   }
 
+  /** Kills the child if it still runs. */
   @Override
-  public void close() throws InterruptedException {
+  public void close() {
     if (process.isAlive()) {
-      kill();
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

@@ -46,6 +46,7 @@ public final class JobTable {
         "SELECT * FROM "
             + table
             + " WHERE due_time IS NOT NULL AND due_time < :before"
+            + " AND due_time >= :after" // redundant, but it starts the index scan at the cursor
             + " AND (due_time > :after OR (due_time = :after AND job_key > :after_key))"
             + dueOrder;
     insert =
@@ -94,7 +95,9 @@ public final class JobTable {
 
   /**
    * At most {@code limit} rows due before {@code before}, strictly after {@code after} (null: from
-   * the start) in (due time, key) order; a keyset query on the (due_time, job_key) index.
+   * the start) in (due time, key) order; a keyset query on the (due_time, job_key) index. Without
+   * the redundant {@code due_time >= :after}, PostgreSQL 15 scans the index from its start and
+   * filters: 126 ms instead of 1 ms for a page deep in 200,000 rows.
    */
   public List<JobRows.Row> due(Handle h, WindowCursor after, Instant before, int limit) {
     var q = h.createQuery(after == null ? dueFirst : dueAfter);
