@@ -524,13 +524,20 @@ public final class JdbcStore implements JobStore {
     }
 
     /**
-     * WRITE_DELAY=0: each commit is written to the file before it returns, so it survives a kill.
-     * MAX_COMPACT_TIME=0: no file compaction when the last connection closes; H2 2.3's
+     * The URL of {@link #h2(Path)}'s database file.
+     *
+     * <p>async: H2's file system over AsynchronousFileChannel, which an interrupt does not close.
+     * Over the default one, a thread interrupted inside any store call (a worker interrupted at
+     * close, a user's request thread cancelled) closes the FileChannel and with it the whole
+     * database for every thread until the process restarts.
+     *
+     * <p>WRITE_DELAY=0: each commit is written to the file before it returns, so it survives a
+     * kill. MAX_COMPACT_TIME=0: no file compaction when the last connection closes; H2 2.3's
      * compact-on-close is where its reported assertion failures and lost chunks come from
-     * (h2database issues 4086, 4247), and the store's file reuses its free space anyway.
+     * (h2database issues 4086, 4247), and the file reuses its free space anyway.
      */
     static String h2Url(Path file) {
-      return "jdbc:h2:file:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0";
+      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0";
     }
 
     private void requireNoSource(String attempted) {

@@ -29,6 +29,27 @@ class H2StoreTest extends JdbcStoreContract {
         .isEqualTo("0");
   }
 
+  /**
+   * A caller whose thread is interrupted may fail, but does not take the database down for the
+   * others (as an interrupt inside H2's default FileChannel I/O would).
+   */
+  @Test
+  void interruptedCaller_leavesDatabaseUsable() {
+    for (int i = 0; i < 20; i++) {
+      Thread.currentThread().interrupt();
+      try {
+        store.upsert(fresh("interrupted-" + i, T0));
+      } catch (RuntimeException e) {
+        // allowed: the caller was interrupted
+      } finally {
+        Thread.interrupted();
+      }
+    }
+
+    store.upsert(fresh("after", T0));
+    assertThat(store.find("after")).isPresent();
+  }
+
   @Test
   void toString_namesFileAndPrefix() {
     assertThat(JdbcStore.h2(dir).toString())
