@@ -22,6 +22,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,6 +36,11 @@ class PostgresOutageTest {
   @BeforeAll
   static void createSchema() {
     db = PostgresTestDatabase.create();
+  }
+
+  @BeforeEach
+  void requirePostgres() {
+    db.assumeReachable();
   }
 
   @AfterAll

@@ -21,6 +21,7 @@ class PostgresRestartTest extends RestartContract {
 
   @Override
   protected TestDatabase database() {
+    db.assumeReachable();
     return db;
   }
 }

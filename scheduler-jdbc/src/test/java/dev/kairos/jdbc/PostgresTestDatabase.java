@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Assumptions;
 
 /**
  * A schema of its own in the PostgreSQL at 127.0.0.1:5432 (database {@code test}, user {@code
- * postgres}, trust authentication) for one test class: created by {@link #create()}, dropped by
- * {@link #close()}. If the server is unreachable, {@link #create()} skips the calling tests with a
- * message saying so, unless the environment variable {@code CI} is set: then it fails them.
+ * postgres}, trust authentication) for one test class: created by {@link #create()} in
+ * {@code @BeforeAll}, dropped by {@link #close()} in {@code @AfterAll}. If the server is
+ * unreachable, {@link #assumeReachable()} (called before each test) skips the test with a message
+ * saying so; if the environment variable {@code CI} is set, {@link #create()} fails instead.
  */
 final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
@@ -22,25 +23,34 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
 
   private final String schema;
 
-  private PostgresTestDatabase(String schema) {
+  /** Why the server cannot be used, or null if it can. */
+  private final String unreachable;
+
+  private PostgresTestDatabase(String schema, String unreachable) {
     this.schema = schema;
+    this.unreachable = unreachable;
   }
 
-  /** Creates a fresh schema {@code kairos_test_<random>}; call from {@code @BeforeAll}. */
+  /** Creates a fresh schema {@code kairos_test_<random>}. */
   static PostgresTestDatabase create() {
     String schema = "kairos_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     try (Connection c = DriverManager.getConnection(SERVER, properties("kairos-test-setup"));
         Statement s = c.createStatement()) {
       s.execute("CREATE SCHEMA " + schema);
+      return new PostgresTestDatabase(schema, null);
     } catch (SQLException e) {
       String why =
           "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
       if (System.getenv("CI") != null) {
         throw new AssertionError(why + " (CI is set, so this fails instead of skipping)", e);
       }
-      Assumptions.abort(why + "; skipping the PostgreSQL tests");
+      return new PostgresTestDatabase(schema, why);
     }
-    return new PostgresTestDatabase(schema);
+  }
+
+  /** Skips the calling test if the server was unreachable. */
+  void assumeReachable() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
   }
 
   /** The JDBC URL of this schema. */
@@ -87,6 +97,8 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   /** Drops the schema and everything in it. */
   @Override
   public void close() {
-    execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    if (unreachable == null) {
+      execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
   }
 }
