@@ -248,8 +248,13 @@ public final class CronCompiler {
   /** from, from + 1, ..., to, wrapping past max to min when to is below from. */
   private static List<Integer> sequence(int from, int to, int min, int max) {
     List<Integer> seq = new ArrayList<>();
-    for (int v = from; v != to + 1 && seq.size() <= max - min; v = v == max ? min : v + 1) {
+    int v = from;
+    while (seq.size() <= max - min) {
       seq.add(v);
+      if (v == to) {
+        break;
+      }
+      v = v == max ? min : v + 1;
     }
     return seq;
   }
