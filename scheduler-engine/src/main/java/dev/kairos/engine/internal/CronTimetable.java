@@ -112,7 +112,10 @@ final class CronTimetable implements Timetable {
 
   @Override
   public Optional<Instant> successor(Instant fire) {
-    return ceiling(fire.truncatedTo(ChronoUnit.SECONDS).plusSeconds(1));
+    Instant next = fire.truncatedTo(ChronoUnit.SECONDS);
+    return next.equals(Instant.MAX.truncatedTo(ChronoUnit.SECONDS))
+        ? Optional.empty()
+        : ceiling(next.plusSeconds(1));
   }
 
   @Override
