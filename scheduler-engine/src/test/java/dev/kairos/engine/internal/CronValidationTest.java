@@ -36,7 +36,7 @@ QUARTZ | 61 0 0 * * ?      | second field '61': Value 61 not in range [0, 59]
 QUARTZ | 0 */0 * * * ?     | minute field '*/0'
 QUARTZ | 0 0 0 32 * ?      | day-of-month field '32': Value 32 not in range [1, 31]
 QUARTZ | 0 0 0 1 13 ?      | month field '13': Value 13 not in range [1, 12]
-QUARTZ | 0 0 0 ? * FUN     | day-of-week field 'FUN': Invalid chars in expression!
+QUARTZ | 0 0 0 ? * FUN     | day-of-week field 'FUN': Invalid chars in expression! Expression: FUN Invalid chars: FUN
 QUARTZ | 0 0 0 ? * 8       | day-of-week field '8': Value 8 not in range [1, 7]
 QUARTZ | 0 0 0 1 1 ? 2200  | year field '2200': Value 2200 not in range [1970, 2099]
 QUARTZ | 0 0 12 1 * MON    | day-of-month '1' and day-of-week 'MON': Quartz needs '?' in exactly one of the two
