@@ -204,9 +204,8 @@ final class CronTimetable implements Timetable {
 
   /** The fire {@code n >= 1} places after the fire at or after {@code fire}. */
   private Optional<Instant> nthAfter(Instant fire, long n) {
-    // Invariant: count(fire, lo) <= n < count(fire, hi) once hi is found; it ends with hi = lo + 1
-    // s
-    // and the answer at lo.
+    // Invariant, once hi is found: count(fire, lo) <= n < count(fire, hi). The search ends with
+    // hi = lo + 1 s, so the n-th fire is at lo.
     Instant lo = fire;
     long below = 0; // count(fire, lo)
     long span = 60;
