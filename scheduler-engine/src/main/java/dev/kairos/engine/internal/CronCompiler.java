@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Turns a cron expression into a {@link CronPattern}, with cron-utils as the parser: the only class
@@ -41,10 +42,34 @@ public final class CronCompiler {
     "second", "minute", "hour", "day-of-month", "month", "day-of-week"
   };
 
+  /**
+   * Compiling costs about a millisecond (mostly cron-utils), and timetables are built per job and
+   * fire, so compiled patterns (immutable) are kept, up to {@link #CACHE_SIZE}; then the cache
+   * starts again. Invalid expressions are not kept.
+   */
+  private static final int CACHE_SIZE = 1024;
+
+  private static final ConcurrentHashMap<Source, CronPattern> COMPILED = new ConcurrentHashMap<>();
+
+  private record Source(String expression, CronSyntax syntax) {}
+
   private CronCompiler() {}
 
   /** Compiles the expression, or throws {@link IllegalArgumentException} saying what is wrong. */
   static CronPattern compile(String expression, CronSyntax syntax) {
+    Source source = new Source(expression, syntax);
+    CronPattern pattern = COMPILED.get(source);
+    if (pattern == null) {
+      pattern = compileUncached(expression, syntax);
+      if (COMPILED.size() >= CACHE_SIZE) {
+        COMPILED.clear();
+      }
+      COMPILED.put(source, pattern);
+    }
+    return pattern;
+  }
+
+  private static CronPattern compileUncached(String expression, CronSyntax syntax) {
     Cron cron = parse(expression, syntax);
     try {
       return new CronPattern(
