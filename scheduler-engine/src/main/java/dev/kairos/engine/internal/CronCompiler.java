@@ -119,16 +119,16 @@ public final class CronCompiler {
     }
     try {
       return parser(syntax).parse(trimmed);
-    } catch (IllegalArgumentException e) {
+    } catch (RuntimeException e) { // cron-utils also throws index errors, for '7-/' say
       throw invalid(trimmed, syntax, nickname ? reason(e) : culprit(parts, syntax, e));
     }
   }
 
   /** Names the first field that fails on its own, with cron-utils's reason. */
-  private static String culprit(String[] parts, CronSyntax syntax, IllegalArgumentException whole) {
+  private static String culprit(String[] parts, CronSyntax syntax, RuntimeException whole) {
     String[] names = fieldNames(syntax);
     for (int i = 0; i < parts.length; i++) {
-      IllegalArgumentException failure = fieldFailure(parts, i, syntax);
+      RuntimeException failure = fieldFailure(parts, i, syntax);
       if (failure != null) {
         return names[i] + " field '" + parts[i] + "': " + reason(failure);
       }
@@ -148,8 +148,8 @@ public final class CronCompiler {
    * Parses field {@code i} within neutral values for the others; returns the failure, or null.
    * Quartz's day fields are tried with '?' and '*' opposite, since exactly one must be '?'.
    */
-  private static IllegalArgumentException fieldFailure(String[] parts, int i, CronSyntax syntax) {
-    IllegalArgumentException failure = null;
+  private static RuntimeException fieldFailure(String[] parts, int i, CronSyntax syntax) {
+    RuntimeException failure = null;
     for (String opposite : new String[] {"?", "*"}) {
       String[] probe =
           switch (syntax) {
@@ -164,14 +164,17 @@ public final class CronCompiler {
       try {
         parser(syntax).parse(String.join(" ", probe));
         return null;
-      } catch (IllegalArgumentException e) {
+      } catch (RuntimeException e) {
         failure = e;
       }
     }
     return failure;
   }
 
-  private static String reason(IllegalArgumentException e) {
+  private static String reason(RuntimeException e) {
+    if (!(e instanceof IllegalArgumentException)) {
+      return "malformed";
+    }
     String m = String.valueOf(e.getMessage());
     return m.startsWith("Failed to parse cron expression. ")
         ? m.substring("Failed to parse cron expression. ".length())

@@ -10,6 +10,7 @@ import dev.kairos.Schedule;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Random;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -117,6 +118,36 @@ SPRING | @daily
         .isEqualTo(
             new Schedule.Cron(
                 expression, ZoneId.of("Europe/Berlin"), syntax, DstPolicy.defaults()));
+  }
+
+  /** Whatever the text, validation either accepts it or throws IllegalArgumentException. */
+  @Test
+  void validate_randomText_failsOnlyWithIllegalArgument() {
+    Random random = new Random(7);
+    String alphabet = "0123456789*/?-,LW#  MONFRIJANSUx@";
+    for (int i = 0; i < 3000; i++) {
+      StringBuilder text = new StringBuilder();
+      for (int field = 5 + random.nextInt(3); field > 0; field--) {
+        for (int k = 1 + random.nextInt(4); k > 0; k--) {
+          text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        text.append(' ');
+      }
+      CronSyntax syntax = CronSyntax.values()[i % 3];
+      Schedule.Cron cron = new Schedule.Cron(text.toString(), ZoneOffset.UTC, syntax, null);
+      try {
+        CronTimetable.validate("fuzz", cron);
+      } catch (IllegalArgumentException expected) {
+        assertThat(expected).hasMessageStartingWith("job 'fuzz': ");
+      }
+    }
+  }
+
+  @Test
+  void schedule_malformedRange_namesField() {
+    assertThatThrownBy(() -> validator.validate(spec("0 7-/ * * * ?", CronSyntax.QUARTZ)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageEndingWith("minute field '7-/': malformed");
   }
 
   @Test
