@@ -143,8 +143,8 @@ SPRING | @monthly              | 2024-01-15T00:00:00Z | 2024-02-01 2024-03-01
     assertTimeoutPreemptively(
         Duration.ofSeconds(5),
         () -> {
-          assertThat(perSecond.countDue(from, now, MisfireRule.WALK_CAP))
-              .isEqualTo(MisfireRule.WALK_CAP);
+          assertThat(perSecond.countDue(from, now, Timetable.WALK_CAP))
+              .isEqualTo(Timetable.WALK_CAP);
           assertThat(perSecond.countDue(from, now, Long.MAX_VALUE)).isEqualTo(3 * 86_400 + 1);
           assertThat(perSecond.nth(from, 3 * 86_400)).contains(now);
           assertThat(perSecond.nth(from, 99_999)).contains(from.plusSeconds(99_999));
