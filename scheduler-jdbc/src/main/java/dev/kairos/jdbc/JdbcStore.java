@@ -3,6 +3,7 @@ package dev.kairos.jdbc;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.UnreadableJobException;
 import dev.kairos.jdbc.internal.ConnectionSource;
 import dev.kairos.jdbc.internal.Database;
 import dev.kairos.jdbc.internal.JobRows;
@@ -326,7 +327,7 @@ public final class JdbcStore implements JobStore {
 
   private JobRecord readableOrThrow(JobRows.Row row) {
     if (!row.readable()) {
-      throw new StoreException(
+      throw new UnreadableJobException(
           "job '"
               + row.key()
               + "': its row in table "

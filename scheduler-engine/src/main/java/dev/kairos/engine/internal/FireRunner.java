@@ -3,6 +3,7 @@ package dev.kairos.engine.internal;
 import dev.kairos.Job;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.UnreadableJobException;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
@@ -62,6 +63,11 @@ final class FireRunner {
       if (stored != null && e.triggerRequested) {
         stored = applyTrigger(stored);
       }
+    } catch (UnreadableJobException ex) {
+      log.error(
+          "job '{}': its stored row cannot be read; dropped from memory, left in the store",
+          e.key,
+          ex);
     } catch (RuntimeException ex) {
       log.error(
           "job '{}': unexpected engine failure; the job is dropped from memory until the"
@@ -341,6 +347,8 @@ final class FireRunner {
         T answer = call.get();
         health.ok();
         return Optional.ofNullable(answer);
+      } catch (UnreadableJobException ex) {
+        throw ex; // permanent: retrying cannot help
       } catch (RuntimeException ex) {
         health.failed(what, ex);
       }

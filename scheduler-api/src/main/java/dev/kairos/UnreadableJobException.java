@@ -1,0 +1,12 @@
+package dev.kairos;
+
+/**
+ * A stored job cannot be read back (for example its row was edited by hand into something Kairos
+ * does not know). Not transient: retrying does not help. The job is left as stored.
+ */
+public class UnreadableJobException extends StoreException {
+  /** An exception naming the job and the problem. */
+  public UnreadableJobException(String message) {
+    super(message);
+  }
+}
