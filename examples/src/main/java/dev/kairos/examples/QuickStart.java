@@ -7,6 +7,7 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 
 /**
  * The README's quick-start, kept compiling: register handlers, start, schedule, inspect, change,
@@ -50,6 +51,12 @@ public final class QuickStart {
             .handler("purge-sessions")
             .fixedDelay(Duration.ofMinutes(5))
             .misfire(Misfire.skip()));
+
+    scheduler.schedule(
+        JobSpec.named("nightly-report")
+            .handler("daily-report")
+            .cron("0 0 2 * * ?", ZoneId.of("Europe/Berlin")) // every night at 02:00 Berlin time
+            .misfire(Misfire.catchUp()));
 
     scheduler.job("purge").ifPresent(info -> System.out.println(info.nextFireTime()));
     scheduler.pause("purge");

@@ -3,16 +3,19 @@ package dev.kairos.engine;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
@@ -24,8 +27,11 @@ import java.util.TreeSet;
  * A job store in memory: nothing survives the process. For tests, and for applications whose jobs
  * are all re-created at start. Thread-safe; answers window queries from an index ordered by (due
  * time, key), like the JDBC store's.
+ *
+ * <p>{@link #shared(TimeSource)} makes a store that several schedulers in one JVM can share in
+ * cluster mode (claims, leases, change feed), for testing cluster behaviour without a database.
  */
-public final class InMemoryStore implements JobStore {
+public final class InMemoryStore implements ClusterStore {
   /** Default number of runs kept per job in the history. */
   public static final int DEFAULT_HISTORY_PER_JOB = 100;
 
@@ -34,6 +40,17 @@ public final class InMemoryStore implements JobStore {
   private final Map<String, Deque<RunRecord>> history = new HashMap<>();
   private final int historyPerJob;
   private final boolean keepCompleted;
+
+  /** Cluster mode: the clock that judges leases, or null when not shared. */
+  private final TimeSource clusterClock;
+
+  private final Map<String, Lease> leases = new HashMap<>();
+  private final TreeMap<Long, String> changeLog = new TreeMap<>();
+  private final Map<String, Long> lastChange = new HashMap<>();
+  private final Map<String, Instant> instances = new LinkedHashMap<>();
+  private long changeSeq;
+
+  private record Lease(String owner, Instant until) {}
 
   /** A store keeping completed one-shot jobs and the last 100 runs per job. */
   public InMemoryStore() {
@@ -45,11 +62,27 @@ public final class InMemoryStore implements JobStore {
    * @param keepCompleted whether a completed one-shot job stays (state COMPLETE) or is deleted
    */
   public InMemoryStore(int historyPerJob, boolean keepCompleted) {
+    this(historyPerJob, keepCompleted, null);
+  }
+
+  private InMemoryStore(int historyPerJob, boolean keepCompleted, TimeSource clusterClock) {
     if (historyPerJob < 0) {
       throw new IllegalArgumentException("history per job must not be negative: " + historyPerJob);
     }
     this.historyPerJob = historyPerJob;
     this.keepCompleted = keepCompleted;
+    this.clusterClock = clusterClock;
+  }
+
+  /**
+   * A store for several schedulers in one JVM, in cluster mode: fires are claimed, leases judged by
+   * {@code clock}.
+   */
+  public static InMemoryStore shared(TimeSource clock) {
+    if (clock == null) {
+      throw new IllegalArgumentException("clock is null");
+    }
+    return new InMemoryStore(DEFAULT_HISTORY_PER_JOB, true, clock);
   }
 
   @Override
@@ -125,6 +158,10 @@ public final class InMemoryStore implements JobStore {
       byDue.remove(old.cursor());
     }
     history.remove(key);
+    leases.remove(key);
+    if (old != null) {
+      logChange(key);
+    }
     return old != null;
   }
 
@@ -176,8 +213,15 @@ public final class InMemoryStore implements JobStore {
     appendHistory(x);
     boolean failed = x.outcome() != RunOutcome.SUCCESS;
     boolean current = r.version() == x.expectedVersion();
+    Lease lease = leases.get(x.key());
+    boolean leasedToOther = lease != null && !lease.owner().equals(x.instance());
+    if (current || !leasedToOther) {
+      leases.remove(x.key());
+    }
     JobState state =
-        current ? x.state() : r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state();
+        current
+            ? x.state()
+            : r.state() == JobState.RUNNING && !leasedToOther ? JobState.SCHEDULED : r.state();
     JobRecord updated =
         new JobRecord(
             r.spec(),
@@ -228,8 +272,9 @@ public final class InMemoryStore implements JobStore {
     return runs == null ? List.of() : runs.stream().limit(limit).toList();
   }
 
-  /** Call only while synchronized. Stores r and keeps the due index in step. */
+  /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */
   private void put(JobRecord r) {
+    logChange(r.key());
     JobRecord old = jobs.put(r.key(), r);
     if (old != null && old.dueTime() != null) {
       byDue.remove(old.cursor());
@@ -239,8 +284,151 @@ public final class InMemoryStore implements JobStore {
     }
   }
 
+  /** Call only while synchronized. */
+  private void logChange(String key) {
+    Long previous = lastChange.put(key, ++changeSeq);
+    if (previous != null) {
+      changeLog.remove(previous);
+    }
+    changeLog.put(changeSeq, key);
+    notifyAll();
+  }
+
+  // ---- cluster ---------------------------------------------------------------------------------
+
+  @Override
+  public boolean clustered() {
+    return clusterClock != null;
+  }
+
+  @Override
+  public synchronized void register(String instance) {
+    instances.put(instance, storeNow());
+  }
+
+  @Override
+  public synchronized void heartbeat(String instance) {
+    instances.put(instance, storeNow());
+  }
+
+  @Override
+  public synchronized void deregister(String instance) {
+    instances.remove(instance);
+  }
+
+  /** Instances and their last heartbeat (store clock). */
+  public synchronized Map<String, Instant> instances() {
+    return Map.copyOf(instances);
+  }
+
+  @Override
+  public synchronized Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+    JobRecord r = jobs.get(expected.key());
+    if (r == null || r.version() != expected.version()) {
+      return Optional.empty();
+    }
+    Instant now = storeNow();
+    Lease held = leases.get(r.key());
+    boolean recovery = r.state() == JobState.RUNNING;
+    if (held != null && held.until().isAfter(now)) {
+      return Optional.empty();
+    }
+    if (!recovery && !java.util.Objects.equals(r.dueTime(), expected.dueTime())) {
+      return Optional.empty();
+    }
+    JobState s = r.state() == JobState.PAUSED ? JobState.PAUSED : JobState.RUNNING;
+    JobRecord claimed =
+        new JobRecord(
+            r.spec(),
+            s,
+            r.nextFireTime(),
+            r.dueTime(),
+            r.dueKind(),
+            r.attempt(),
+            r.lastScheduledFireTime(),
+            now,
+            r.lastEnd(),
+            r.lastOutcome(),
+            r.lastError(),
+            r.runCount(),
+            r.failureCount(),
+            r.version() + 1);
+    put(claimed);
+    leases.put(r.key(), new Lease(instance, now.plus(lease)));
+    return Optional.of(new Claimed(claimed, recovery));
+  }
+
+  @Override
+  public synchronized int renewLeases(String instance, Collection<String> keys, Duration lease) {
+    Instant until = storeNow().plus(lease);
+    int n = 0;
+    for (String key : keys) {
+      Lease l = leases.get(key);
+      if (l != null && l.owner().equals(instance)) {
+        leases.put(key, new Lease(instance, until));
+        n++;
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public synchronized List<JobRecord> expiredClaims(int limit) {
+    Instant now = storeNow();
+    return jobs.values().stream()
+        .filter(r -> r.state() == JobState.RUNNING)
+        .filter(
+            r -> {
+              Lease l = leases.get(r.key());
+              return l == null || !l.until().isAfter(now);
+            })
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
+  public synchronized Changes changesSince(long cursor, int limit) {
+    List<JobRecord> changed = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    long last = cursor;
+    for (Map.Entry<Long, String> c : changeLog.tailMap(cursor, false).entrySet()) {
+      if (changed.size() + deleted.size() >= limit) {
+        break;
+      }
+      JobRecord r = jobs.get(c.getValue());
+      if (r == null) {
+        deleted.add(c.getValue());
+      } else {
+        changed.add(r);
+      }
+      last = c.getKey();
+    }
+    return new Changes(changed, deleted, last);
+  }
+
+  @Override
+  public synchronized long changeCursor() {
+    return changeSeq;
+  }
+
+  @Override
+  public synchronized boolean awaitChange(Duration max) throws InterruptedException {
+    long seen = changeSeq;
+    long deadline = System.nanoTime() + max.toNanos();
+    long left;
+    while (changeSeq == seen && (left = deadline - System.nanoTime()) > 0) {
+      java.util.concurrent.TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
+    return changeSeq != seen;
+  }
+
+  @Override
+  public Instant storeNow() {
+    return clusterClock != null ? clusterClock.now() : TimeSource.system().now();
+  }
+
   @Override
   public String toString() {
-    return "InMemoryStore";
+    return clustered() ? "InMemoryStore(shared)" : "InMemoryStore";
   }
 }

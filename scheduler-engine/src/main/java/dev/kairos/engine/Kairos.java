@@ -38,6 +38,12 @@ public final class Kairos {
   /** Default window size: at most 10,000 jobs are read from the store per load. */
   public static final int DEFAULT_WINDOW_SIZE = 10_000;
 
+  /** Default lease of a claimed fire in cluster mode: 30 seconds, renewed every 10. */
+  public static final Duration DEFAULT_CLUSTER_LEASE = Duration.ofSeconds(30);
+
+  /** Default longest interval between two reads of the cluster's change feed: 250 ms. */
+  public static final Duration DEFAULT_CLUSTER_POLL = Duration.ofMillis(250);
+
   /** Default grace period of {@code close()}: 30 seconds. */
   public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(30);
 
@@ -61,8 +67,35 @@ public final class Kairos {
     private final List<SchedulerListener> listeners = new ArrayList<>();
     private ZoneId defaultZone = ZoneId.systemDefault();
     private String instanceId;
+    private Duration clusterLease = DEFAULT_CLUSTER_LEASE;
+    private Duration clusterPoll = DEFAULT_CLUSTER_POLL;
 
     private Builder() {}
+
+    /**
+     * Cluster mode: how long a claimed fire holds without renewal, judged by the store's clock
+     * (default 30 s; renewed every third of it). A fire whose instance died is re-run on another
+     * instance after at most this long.
+     */
+    public Builder clusterLease(Duration lease) {
+      if (lease == null || lease.compareTo(Duration.ofSeconds(1)) < 0) {
+        throw new IllegalArgumentException("cluster lease must be at least 1 s: " + lease);
+      }
+      this.clusterLease = lease;
+      return this;
+    }
+
+    /**
+     * Cluster mode: the longest interval between two reads of the change feed (default 250 ms);
+     * stores that notify (PostgreSQL) deliver changes sooner.
+     */
+    public Builder clusterPoll(Duration poll) {
+      if (poll == null || poll.isNegative() || poll.isZero()) {
+        throw new IllegalArgumentException("cluster poll must be positive: " + poll);
+      }
+      this.clusterPoll = poll;
+      return this;
+    }
 
     /** Where jobs are stored (required). The scheduler closes it when it closes. */
     public Builder store(JobStore store) {
@@ -180,7 +213,8 @@ public final class Kairos {
               gracePeriod,
               List.copyOf(listeners),
               defaultZone,
-              id));
+              id,
+              new EngineConfig.ClusterSettings(clusterLease, clusterPoll)));
     }
 
     private static ThreadFactory defaultThreadFactory(String id) {

@@ -295,6 +295,12 @@ final class Dispatcher {
         e.unscheduled = record == null;
         return;
       }
+      if (e != null
+          && record != null
+          && record.version() == e.record.version()
+          && java.util.Objects.equals(record.dueTime(), e.record.dueTime())) {
+        return; // already queued as it is
+      }
       if (e != null) {
         heap.remove(e);
         tracked.remove(key);
@@ -304,6 +310,47 @@ final class Dispatcher {
         tracked.put(key, fresh);
         enqueue(fresh, record);
       }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Applies a change read from a cluster's change feed: like {@link #changed}, but a job running
+   * here is left to its own write-back, a record older than the tracked one is ignored, and a job
+   * claimed by another instance (state RUNNING) is dequeued until its write-back arrives.
+   */
+  void changedElsewhere(String key, JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null && (e.running || (record != null && record.version() < e.record.version()))) {
+        return;
+      }
+      changed(key, record == null || record.state() == JobState.RUNNING ? null : record);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Queues a job whose claim's lease expired on another instance, flagged as a recovery; the worker
+   * that takes it claims it again.
+   */
+  void recover(JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(record.key());
+      if (e != null && e.running) {
+        return;
+      }
+      if (e != null) {
+        heap.remove(e);
+      }
+      Entry fresh = e != null ? e : new Entry(record.key(), record);
+      fresh.recovery = true;
+      tracked.put(record.key(), fresh);
+      enqueue(fresh, record);
     } finally {
       lock.unlock();
     }

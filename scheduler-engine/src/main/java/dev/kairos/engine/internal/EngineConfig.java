@@ -24,6 +24,7 @@ import java.util.concurrent.ThreadFactory;
  * @param listeners event listeners
  * @param defaultZone zone of cron jobs that name none
  * @param instanceId this scheduler instance's id, recorded with each run
+ * @param cluster lease and change-feed settings, used when the store is in cluster mode
  */
 public record EngineConfig(
     JobStore store,
@@ -36,4 +37,14 @@ public record EngineConfig(
     Duration gracePeriod,
     List<SchedulerListener> listeners,
     ZoneId defaultZone,
-    String instanceId) {}
+    String instanceId,
+    ClusterSettings cluster) {
+
+  /**
+   * Cluster-mode settings.
+   *
+   * @param lease how long a claimed fire holds without renewal (store clock); renewed every third
+   * @param poll longest wait between two reads of the change feed
+   */
+  public record ClusterSettings(java.time.Duration lease, java.time.Duration poll) {}
+}

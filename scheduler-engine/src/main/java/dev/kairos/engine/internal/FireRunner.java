@@ -4,6 +4,7 @@ import dev.kairos.Job;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.engine.TimeSource;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
@@ -36,6 +37,9 @@ final class FireRunner {
   private final StoreHealth health;
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
 
+  /** The store in cluster mode, or null: then fires are not claimed. */
+  private final ClusterStore cluster;
+
   FireRunner(
       EngineConfig config,
       Dispatcher dispatcher,
@@ -47,6 +51,7 @@ final class FireRunner {
     this.listeners = listeners;
     this.closing = closing;
     this.health = health;
+    this.cluster = config.store() instanceof ClusterStore cs && cs.clustered() ? cs : null;
   }
 
   /** Runs the entry's due fire (or applies its misfire policy) and re-queues it. */
@@ -113,9 +118,22 @@ final class FireRunner {
   /** One fire to run: its scheduled time, attempt, missed fires it stands for, and why. */
   record Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {}
 
-  private JobRecord run(Entry e, JobRecord r, Timetable tt, Fire fire) {
+  private JobRecord run(Entry e, JobRecord taken, Timetable tt, Fire fire) {
+    JobRecord r = taken;
+    boolean recovery = e.recovery;
+    if (cluster != null) {
+      Optional<ClusterStore.Claimed> claimed = claim(taken);
+      if (claimed.isEmpty()) {
+        log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
+        return afterLostClaim(taken.key());
+      }
+      r = claimed.get().record();
+      recovery = claimed.get().recovery();
+    }
     Instant start = config.time().now();
-    markStarted(r.key(), fire.scheduled(), start);
+    if (cluster == null) {
+      markStarted(r.key(), fire.scheduled(), start);
+    }
     RunContext ctx =
         new RunContext(
             r.key(),
@@ -125,7 +143,7 @@ final class FireRunner {
             start,
             fire.attempt(),
             fire.missedFires(),
-            e.recovery);
+            recovery);
     log.debug(
         "job '{}': run of fire {} starts (attempt {})", r.key(), fire.scheduled(), fire.attempt());
     listeners.runStarted(ctx);
@@ -257,6 +275,24 @@ final class FireRunner {
   }
 
   // ---- store calls -----------------------------------------------------------------------------
+
+  /**
+   * The claim was lost. If the winner has already written back, continue from its state; if it is
+   * still running, drop the entry: its write-back reaches us through the change feed.
+   */
+  private JobRecord afterLostClaim(String key) {
+    return retrying("reading job '" + key + "'", () -> cluster.find(key))
+        .flatMap(r -> r)
+        .filter(r -> r.state() != JobState.RUNNING)
+        .orElse(null);
+  }
+
+  private Optional<ClusterStore.Claimed> claim(JobRecord r) {
+    return retrying(
+            "claiming job '" + r.key() + "'",
+            () -> cluster.claim(r, config.instanceId(), config.cluster().lease()))
+        .flatMap(c -> c);
+  }
 
   private void markStarted(String key, Instant fire, Instant start) {
     try {

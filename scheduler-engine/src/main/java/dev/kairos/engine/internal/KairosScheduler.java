@@ -6,6 +6,7 @@ import dev.kairos.JobState;
 import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.Upsert;
@@ -42,6 +43,12 @@ public final class KairosScheduler implements Scheduler {
   private final List<Thread> workers = new ArrayList<>();
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
   private final Runnable wake;
+  private final StoreHealth health = new StoreHealth();
+
+  /** Cluster mode's sync thread and its task, or null in single-instance mode. */
+  private ClusterSync clusterSync;
+
+  private Thread clusterThread;
   private final AtomicInteger state = new AtomicInteger(NEW);
   private volatile boolean closing;
 
@@ -74,6 +81,11 @@ public final class KairosScheduler implements Scheduler {
         workers.add(t);
         t.start();
       }
+      if (clusterSync != null) {
+        clusterThread = new Thread(clusterSync, "kairos-cluster-" + config.instanceId());
+        clusterThread.setDaemon(true);
+        clusterThread.start();
+      }
       log.info(
           "Kairos started: instance {}, {} worker(s), store {}, clock {}, look-ahead {},"
               + " window {}, grace {}, default zone {}, handlers {}",
@@ -100,6 +112,10 @@ public final class KairosScheduler implements Scheduler {
     if (state.compareAndSet(NEW, OPEN)) {
       config.store().open();
       config.time().addListener(wake);
+      if (config.store() instanceof ClusterStore cs && cs.clustered()) {
+        cs.register(config.instanceId());
+        clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
+      }
       loadWindow();
     }
   }
@@ -339,6 +355,7 @@ public final class KairosScheduler implements Scheduler {
       workers.forEach(Thread::interrupt);
       joinUntil(System.nanoTime() + graceNanos + TimeUnit.SECONDS.toNanos(5));
     }
+    stopClusterSync();
     List<String> stuck = workers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
     if (!stuck.isEmpty()) {
       log.error("worker thread(s) {} ignored interruption and are still running", stuck);
@@ -349,6 +366,33 @@ public final class KairosScheduler implements Scheduler {
       log.warn("closing the store failed", ex);
     }
     log.info("Kairos instance {} closed", config.instanceId());
+  }
+
+  private void stopClusterSync() {
+    if (clusterSync == null) {
+      return;
+    }
+    clusterSync.stop();
+    if (clusterThread != null) {
+      clusterThread.interrupt();
+      try {
+        clusterThread.join(TimeUnit.SECONDS.toMillis(10));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    } else {
+      clusterSync.run(); // never started (step API): just deregister
+    }
+  }
+
+  /**
+   * Step API in cluster mode: reads the change feed and applies it, on the calling thread. Does
+   * nothing in single-instance mode.
+   */
+  public void syncCluster() {
+    if (clusterSync != null) {
+      clusterSync.applyChanges();
+    }
   }
 
   private void joinUntil(long deadlineNanos) {
@@ -369,6 +413,17 @@ public final class KairosScheduler implements Scheduler {
   /** Instrumentation for tests: the most workers ever waiting timed at once. */
   int maxTimedWaiters() {
     return dispatcher.maxTimedWaiters();
+  }
+
+  /**
+   * For tests: this instance stops heartbeating and renewing its leases, as if its process had
+   * frozen; its workers go on.
+   */
+  void stopClusterSyncForTest() {
+    if (clusterSync != null) {
+      clusterSync.stop();
+      clusterThread.interrupt();
+    }
   }
 
   /** Instrumentation for tests: keys of running jobs. */

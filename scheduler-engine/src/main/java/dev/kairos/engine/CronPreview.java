@@ -1,0 +1,80 @@
+package dev.kairos.engine;
+
+import dev.kairos.CronSyntax;
+import dev.kairos.JobSpec;
+import dev.kairos.engine.internal.CronCompiler;
+import dev.kairos.engine.internal.SpecValidator;
+import dev.kairos.engine.internal.Timetable;
+import dev.kairos.engine.internal.Timetables;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Shows what a schedule will do before it is scheduled: its next fire times and, for cron, a
+ * description in words. Pure functions; no scheduler needed.
+ *
+ * <pre>{@code
+ * CronPreview.nextFireTimes(
+ *     JobSpec.named("report").cron("0 30 2 * * ?", ZoneId.of("Europe/Berlin")),
+ *     Instant.parse("2026-03-28T00:00:00Z"), 3);
+ * // 2026-03-28T01:30:00Z, 2026-03-29T01:00:00Z (03:00 CEST: 02:30 does not exist), ...
+ * CronPreview.describe("0 30 2 * * ?", CronSyntax.QUARTZ, Locale.ENGLISH);
+ * // "at 02:30"
+ * }</pre>
+ */
+public final class CronPreview {
+  private CronPreview() {}
+
+  /**
+   * The first {@code n} fire times of the spec's schedule after {@code from}, as the scheduler
+   * would compute them for a job scheduled at {@code from} (a fixed delay is taken as runs that
+   * take no time). A cron schedule without a zone is read in the system default zone. The spec is
+   * validated as {@code schedule} does, except that it needs no registered handler.
+   *
+   * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
+   */
+  public static List<Instant> nextFireTimes(JobSpec spec, Instant from, int n) {
+    return nextFireTimes(spec, from, n, ZoneId.systemDefault());
+  }
+
+  /**
+   * As {@link #nextFireTimes(JobSpec, Instant, int)}, reading a cron schedule without a zone in
+   * {@code defaultZone}.
+   */
+  public static List<Instant> nextFireTimes(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
+    if (n < 0) {
+      throw new IllegalArgumentException("number of fire times must not be negative: " + n);
+    }
+    if (from == null || defaultZone == null) {
+      throw new IllegalArgumentException("from and defaultZone must not be null");
+    }
+    JobSpec named = spec != null && spec.handler() == null ? spec.handler("preview") : spec;
+    Set<String> handlers = named == null ? Set.of() : Set.of(named.handler());
+    Timetable timetable = Timetables.of(new SpecValidator(handlers, defaultZone).validate(named));
+    List<Instant> fires = new ArrayList<>(Math.min(n, 1024));
+    Optional<Instant> fire = n == 0 ? Optional.empty() : timetable.first(from);
+    while (fire.isPresent() && fires.size() < n) {
+      fires.add(fire.get());
+      fire = fires.size() < n ? timetable.successor(fire.get()) : Optional.empty();
+    }
+    return List.copyOf(fires);
+  }
+
+  /**
+   * A description of a cron expression in words, in the locale's language where cron-utils has one
+   * (English otherwise), for example "every 5 minutes".
+   *
+   * @throws IllegalArgumentException if the expression is invalid, saying which field and why
+   */
+  public static String describe(String expression, CronSyntax syntax, Locale locale) {
+    return CronCompiler.describe(
+        expression,
+        syntax == null ? CronSyntax.QUARTZ : syntax,
+        locale == null ? Locale.ENGLISH : locale);
+  }
+}

@@ -1,0 +1,116 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.JobRecord;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.locks.Lock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Cluster mode's background thread: heartbeats, renews the leases of the fires running here,
+ * recovers fires whose instance died (expired leases), and applies the change feed so that a change
+ * made through any instance reaches this heap within one poll interval (at once where the store
+ * notifies). It never fires anything: workers do, after claiming.
+ */
+final class ClusterSync implements Runnable {
+  private static final Logger log = LoggerFactory.getLogger(ClusterSync.class);
+  private static final int BATCH = 1000;
+
+  private final ClusterStore store;
+  private final Dispatcher dispatcher;
+  private final Lock changes;
+  private final EngineConfig config;
+  private final StoreHealth health;
+  private volatile boolean stopped;
+  private long cursor;
+
+  ClusterSync(
+      ClusterStore store,
+      Dispatcher dispatcher,
+      Lock changes,
+      EngineConfig config,
+      StoreHealth health) {
+    this.store = store;
+    this.dispatcher = dispatcher;
+    this.changes = changes;
+    this.config = config;
+    this.health = health;
+    this.cursor = store.changeCursor();
+  }
+
+  /** Asks the thread to stop; it deregisters the instance on its way out. */
+  void stop() {
+    stopped = true;
+  }
+
+  @Override
+  public void run() {
+    Duration renewEvery = config.cluster().lease().dividedBy(3);
+    long nextRenew = 0;
+    while (!stopped) {
+      try {
+        long now = System.nanoTime();
+        if (now - nextRenew >= 0) {
+          renewAndRecover();
+          nextRenew = now + renewEvery.toNanos();
+        }
+        applyChanges();
+        health.ok();
+        store.awaitChange(config.cluster().poll());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      } catch (RuntimeException e) {
+        health.failed("syncing with the cluster", e);
+        if (!health.pause(config.cluster().poll())) {
+          break;
+        }
+      }
+    }
+    try {
+      store.deregister(config.instanceId());
+    } catch (RuntimeException e) {
+      log.debug("deregistering instance {} failed", config.instanceId(), e);
+    }
+  }
+
+  private void renewAndRecover() {
+    store.heartbeat(config.instanceId());
+    List<String> running = dispatcher.runningKeys();
+    if (!running.isEmpty()) {
+      store.renewLeases(config.instanceId(), running, config.cluster().lease());
+    }
+    for (JobRecord r : store.expiredClaims(BATCH)) {
+      log.info(
+          "job '{}': the lease on its running fire {} expired; recovering it",
+          r.key(),
+          r.dueTime());
+      dispatcher.recover(r);
+    }
+  }
+
+  /** Reads the change feed and applies it to the heap, serialized with local changes and loads. */
+  void applyChanges() {
+    for (; ; ) {
+      changes.lock();
+      ClusterStore.Changes batch;
+      try {
+        batch = store.changesSince(cursor, BATCH);
+        for (JobRecord r : batch.changed()) {
+          dispatcher.changedElsewhere(r.key(), r);
+        }
+        for (String key : batch.deleted()) {
+          dispatcher.changedElsewhere(key, null);
+        }
+        cursor = batch.cursor();
+      } finally {
+        changes.unlock();
+      }
+      if (batch.changed().size() + batch.deleted().size() < BATCH) {
+        return;
+      }
+    }
+  }
+}

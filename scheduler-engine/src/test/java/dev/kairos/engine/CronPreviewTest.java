@@ -1,0 +1,119 @@
+package dev.kairos.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kairos.CronSyntax;
+import dev.kairos.DstPolicy;
+import dev.kairos.JobSpec;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Type;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.util.Arrays;
+import java.util.Locale;
+import org.junit.jupiter.api.Test;
+
+class CronPreviewTest {
+  private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
+
+  private static Instant at(String offsetDateTime) {
+    return OffsetDateTime.parse(offsetDateTime).toInstant();
+  }
+
+  @Test
+  void nextFireTimes_cronAcrossSpringForward_showsShiftedFire() {
+    JobSpec spec = JobSpec.named("report").cron("0 30 2 * * ?", BERLIN);
+
+    assertThat(CronPreview.nextFireTimes(spec, at("2024-03-29T12:00+01:00"), 3))
+        .containsExactly(
+            at("2024-03-30T02:30+01:00"),
+            at("2024-03-31T03:00+02:00"),
+            at("2024-04-01T02:30+02:00"));
+    assertThat(
+            CronPreview.nextFireTimes(
+                spec.dst(DstPolicy.defaults().gap(DstPolicy.Gap.SKIP)),
+                at("2024-03-29T12:00+01:00"),
+                2))
+        .containsExactly(at("2024-03-30T02:30+01:00"), at("2024-04-01T02:30+02:00"));
+  }
+
+  @Test
+  void nextFireTimes_cronWithoutZone_usesDefaultZone() {
+    JobSpec spec = JobSpec.named("report").handler("h").cron("0 0 9 * * ?");
+
+    assertThat(
+            CronPreview.nextFireTimes(
+                spec, Instant.parse("2024-07-01T00:00:00Z"), 1, ZoneId.of("America/New_York")))
+        .containsExactly(Instant.parse("2024-07-01T13:00:00Z"));
+  }
+
+  @Test
+  void nextFireTimes_otherScheduleKinds_workToo() {
+    Instant from = Instant.parse("2024-01-01T00:00:00Z");
+
+    assertThat(
+            CronPreview.nextFireTimes(
+                JobSpec.named("tick").fixedRate(Duration.ofMinutes(5)), from, 3))
+        .containsExactly(from, from.plusSeconds(300), from.plusSeconds(600));
+    assertThat(CronPreview.nextFireTimes(JobSpec.named("once").after(Duration.ofHours(1)), from, 5))
+        .containsExactly(from.plusSeconds(3600));
+    assertThat(
+            CronPreview.nextFireTimes(JobSpec.named("none").cron("0 0 2 * * ?", BERLIN), from, 0))
+        .isEmpty();
+  }
+
+  @Test
+  void nextFireTimes_invalidSpec_failsNamingKey() {
+    assertThatThrownBy(
+            () ->
+                CronPreview.nextFireTimes(
+                    JobSpec.named("report").cron("0 0 0 31 4 ?", BERLIN), Instant.EPOCH, 3))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("job 'report': cron expression '0 0 0 31 4 ?' never fires");
+    assertThatThrownBy(
+            () ->
+                CronPreview.nextFireTimes(
+                    JobSpec.named("report").cron("0 0 2 * * ?", BERLIN), Instant.EPOCH, -1))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void describe_validExpression_isWords() {
+    assertThat(CronPreview.describe("0 0/5 * * * ?", CronSyntax.QUARTZ, Locale.ENGLISH))
+        .isEqualTo("every 5 minutes");
+    assertThat(CronPreview.describe("30 2 * * *", CronSyntax.UNIX, Locale.ENGLISH))
+        .isEqualTo("at 02:30");
+    assertThat(CronPreview.describe("0 30 2 * * ?", CronSyntax.QUARTZ, Locale.GERMAN))
+        .isEqualTo("um 02:30");
+  }
+
+  @Test
+  void describe_invalidExpression_namesField() {
+    assertThatThrownBy(
+            () -> CronPreview.describe("0 0 25 * * ?", CronSyntax.QUARTZ, Locale.ENGLISH))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "invalid cron expression '0 0 25 * * ?' (QUARTZ syntax): hour field '25': Value 25 not"
+                + " in range [0, 23]");
+  }
+
+  /** No cron-utils type leaks into the public surface. */
+  @Test
+  void publicSignatures_mentionNoCronUtilsType() {
+    for (Class<?> c :
+        new Class<?>[] {CronPreview.class, dev.kairos.engine.internal.CronCompiler.class}) {
+      for (Method m : c.getDeclaredMethods()) {
+        if (!Modifier.isPublic(m.getModifiers())) {
+          continue;
+        }
+        assertThat(m.getGenericReturnType().getTypeName()).doesNotContain("cronutils");
+        assertThat(Arrays.stream(m.getGenericParameterTypes()).map(Type::getTypeName))
+            .noneMatch(n -> n.contains("cronutils"));
+      }
+    }
+  }
+}
