@@ -1,0 +1,117 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.StoreException;
+import java.sql.SQLException;
+import java.time.DateTimeException;
+import org.jdbi.v3.core.HandleCallback;
+import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
+import org.jdbi.v3.core.statement.SqlStatements;
+import org.jdbi.v3.core.statement.TemplateEngine;
+
+/**
+ * The store's database: its connections, dialect and schema, opened once (explicitly or by the
+ * first call) and closed once. Every call runs in a handle of its own and turns a failure of the
+ * database into a {@link StoreException} saying what failed.
+ */
+public final class Database {
+  private final ConnectionSource source;
+  private final String prefix;
+  private final boolean createSchema;
+
+  /** Null until opened, and again after close(). Written under {@code this}. */
+  private volatile Jdbi jdbi;
+
+  /** The dialect, once opened. Written under {@code this}. */
+  private volatile Dialect dialect;
+
+  /** Set by close(); the database cannot be reopened. Guarded by {@code this}. */
+  private boolean closed;
+
+  /**
+   * @param source where connections come from
+   * @param prefix the (validated) table prefix
+   * @param createSchema whether open() creates and upgrades the schema, or only checks it
+   */
+  public Database(ConnectionSource source, String prefix, boolean createSchema) {
+    this.source = source;
+    this.prefix = prefix;
+    this.createSchema = createSchema;
+  }
+
+  /** Opens the source, detects the dialect, migrates or checks the schema. Idempotent. */
+  public synchronized void open() {
+    if (closed) {
+      throw new IllegalStateException("store is closed: " + this);
+    }
+    if (jdbi != null) {
+      return;
+    }
+    try {
+      Jdbi j = Jdbi.create(source.open());
+      j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
+      Dialect d = j.withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
+      if (createSchema) {
+        Migrations.migrate(j, d, prefix);
+      } else {
+        Migrations.check(j, d, prefix);
+      }
+      j.useHandle(d::warnIfCommitsLag);
+      dialect = d;
+      jdbi = j;
+    } catch (JdbiException | SQLException e) {
+      source.close();
+      throw new StoreException("opening " + this + " failed", e);
+    } catch (RuntimeException e) {
+      source.close();
+      throw e;
+    }
+  }
+
+  /** Closes the pool the store made, if any. Idempotent. */
+  public synchronized void close() {
+    closed = true;
+    jdbi = null;
+    source.close();
+  }
+
+  /** Runs {@code work} in auto-commit mode. */
+  public <T> T withHandle(String what, HandleCallback<T, SQLException> work) {
+    try {
+      return jdbi(what).withHandle(work);
+    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
+      throw new StoreException(what + " failed", e);
+    }
+  }
+
+  /** Runs {@code work} in one transaction, committed if it returns, rolled back if it throws. */
+  public <T> T inTransaction(String what, HandleCallback<T, SQLException> work) {
+    try {
+      return jdbi(what).inTransaction(work);
+    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
+      throw new StoreException(what + " failed", e);
+    }
+  }
+
+  private Jdbi jdbi(String what) {
+    Jdbi j = jdbi;
+    if (j == null) {
+      synchronized (this) {
+        if (closed) {
+          throw new IllegalStateException(what + ": the store is closed: " + this);
+        }
+        open();
+        j = jdbi;
+      }
+    }
+    return j;
+  }
+
+  /** The source, prefixed with the dialect once known unless the source names it already. */
+  @Override
+  public String toString() {
+    Dialect d = dialect;
+    String db = source.toString();
+    return d == null || db.startsWith(d.toString()) ? db : d + " " + db;
+  }
+}

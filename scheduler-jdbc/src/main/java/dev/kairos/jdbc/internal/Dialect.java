@@ -1,0 +1,95 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.StoreException;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The databases the store supports, and what differs between them. */
+public enum Dialect {
+  /** H2 2.x, embedded. */
+  H2("h2", "H2"),
+  /** PostgreSQL 12 or newer. */
+  POSTGRESQL("postgresql", "PostgreSQL");
+
+  private static final Logger log = LoggerFactory.getLogger(Dialect.class);
+
+  private final String folder;
+  private final String productName;
+
+  Dialect(String folder, String productName) {
+    this.folder = folder;
+    this.productName = productName;
+  }
+
+  /** The dialect of a connection, by its product name; a {@link StoreException} for others. */
+  public static Dialect of(DatabaseMetaData metaData) throws SQLException {
+    String product = metaData.getDatabaseProductName();
+    for (Dialect d : values()) {
+      if (d.productName.equalsIgnoreCase(product)) {
+        return d;
+      }
+    }
+    throw new StoreException(
+        "unsupported database '"
+            + product
+            + " "
+            + metaData.getDatabaseProductVersion()
+            + "': the JDBC store supports H2 and PostgreSQL");
+  }
+
+  /** The resource folder holding this dialect's DDL scripts. */
+  public String folder() {
+    return folder;
+  }
+
+  /**
+   * Serializes schema migrations of stores with this table prefix until the current transaction
+   * ends. PostgreSQL takes an advisory lock; an embedded H2 file has only this process to fear,
+   * whose migrations {@link Migrations} serializes itself.
+   */
+  void lockForMigration(Handle h, String prefix) {
+    if (this == POSTGRESQL) {
+      long key = ("kairos-schema:" + prefix).hashCode();
+      h.createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(:key)) AS locked")
+          .bind("key", key)
+          .mapTo(Integer.class)
+          .one();
+    }
+  }
+
+  /**
+   * Warns if a commit that returned could still be lost by a crash: H2 writes commits to its file
+   * only every WRITE_DELAY ms unless that is 0 (as in the URL of {@code JdbcStore.h2(dir)}).
+   */
+  public void warnIfCommitsLag(Handle h) {
+    if (this != H2) {
+      return;
+    }
+    String delay =
+        h
+            .createQuery(
+                "SELECT SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS"
+                    + " WHERE SETTING_NAME = 'WRITE_DELAY'")
+            .mapTo(String.class)
+            .stream()
+            .filter(v -> !"0".equals(v))
+            .findFirst()
+            .orElse("0");
+    if (!"0".equals(delay)) {
+      log.warn(
+          "H2 WRITE_DELAY is {} ms: a crash can lose commits of the last {} ms, so fires may"
+              + " run twice or schedule changes be lost; add ;WRITE_DELAY=0 to the URL",
+          delay,
+          delay);
+    }
+  }
+
+  @Override
+  public String toString() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

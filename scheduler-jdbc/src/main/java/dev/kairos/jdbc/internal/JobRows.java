@@ -1,0 +1,144 @@
+package dev.kairos.jdbc.internal;
+
+import static dev.kairos.jdbc.internal.Values.constant;
+import static dev.kairos.jdbc.internal.Values.decimal;
+import static dev.kairos.jdbc.internal.Values.instant;
+import static dev.kairos.jdbc.internal.Values.name;
+
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
+import java.math.BigDecimal;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.DateTimeException;
+import java.time.Instant;
+import java.util.List;
+import org.jdbi.v3.core.statement.SqlStatement;
+
+/** A {@link JobRecord} as a row of the jobs table, and back. */
+public final class JobRows {
+  /** Longest {@code last_error} and run error kept; longer ones are cut with "...". */
+  public static final int MAX_ERROR_LENGTH = 2000;
+
+  /** The schedule-state columns, each bound under its own name. */
+  static final List<String> SCHEDULE =
+      List.of("state", "next_fire_time", "due_time", "due_kind", "attempt");
+
+  /** The statistics columns, each bound under its own name. */
+  static final List<String> STATS =
+      List.of(
+          "last_scheduled_fire_time",
+          "last_start",
+          "last_end",
+          "last_outcome",
+          "last_error",
+          "run_count",
+          "failure_count");
+
+  private JobRows() {}
+
+  /**
+   * One row as read: its key and due time, which are always readable, and its record, or null with
+   * the reason when some column holds a value no record maps to (a row edited by hand, or written
+   * by a newer Kairos).
+   */
+  public record Row(String key, Instant dueTime, long version, JobRecord record, String problem) {
+    /** True when the row maps to a record. */
+    public boolean readable() {
+      return record != null;
+    }
+
+    /** The row's position in the (due time, key) order. */
+    public WindowCursor cursor() {
+      return new WindowCursor(dueTime, key);
+    }
+  }
+
+  static Row read(ResultSet rs) throws SQLException {
+    String key = rs.getString("job_key");
+    Instant due = cursorTime(rs.getBigDecimal("due_time"));
+    long version = rs.getLong("version");
+    try {
+      return new Row(key, due, version, record(rs, key), null);
+    } catch (IllegalArgumentException | DateTimeException | ArithmeticException e) {
+      return new Row(key, due, version, null, e.getMessage());
+    }
+  }
+
+  /**
+   * The due time as a cursor position; a value beyond the instant range (the row is unreadable and
+   * skipped) is clamped to the end it passes, which keeps pages after it in order.
+   */
+  private static Instant cursorTime(BigDecimal due) {
+    try {
+      return Values.instant(due);
+    } catch (DateTimeException | ArithmeticException e) {
+      return due.signum() < 0 ? Instant.MIN : Instant.MAX;
+    }
+  }
+
+  private static JobRecord record(ResultSet rs, String key) throws SQLException {
+    return new JobRecord(
+        SpecColumns.read(rs, key),
+        required(constant(rs, "state", JobState.class), "state"),
+        instant(rs, "next_fire_time"),
+        instant(rs, "due_time"),
+        constant(rs, "due_kind", FireKind.class),
+        rs.getInt("attempt"),
+        instant(rs, "last_scheduled_fire_time"),
+        instant(rs, "last_start"),
+        instant(rs, "last_end"),
+        constant(rs, "last_outcome", RunOutcome.class),
+        rs.getString("last_error"),
+        rs.getLong("run_count"),
+        rs.getLong("failure_count"),
+        rs.getLong("version"));
+  }
+
+  /** Binds every column of the record except the key and the version. */
+  static void bindAll(SqlStatement<?> s, JobRecord r) {
+    SpecColumns.bind(s, r.spec());
+    bindSchedule(s, r);
+    bindStats(s, r);
+  }
+
+  static void bindSchedule(SqlStatement<?> s, JobRecord r) {
+    s.bind("state", name(r.state()))
+        .bind("next_fire_time", decimal(r.nextFireTime()))
+        .bind("due_time", decimal(r.dueTime()))
+        .bind("due_kind", name(r.dueKind()))
+        .bind("attempt", r.attempt());
+  }
+
+  static void bindStats(SqlStatement<?> s, JobRecord r) {
+    s.bind("last_scheduled_fire_time", decimal(r.lastScheduledFireTime()))
+        .bind("last_start", decimal(r.lastStart()))
+        .bind("last_end", decimal(r.lastEnd()))
+        .bind("last_outcome", name(r.lastOutcome()))
+        .bind("last_error", trim(r.lastError()))
+        .bind("run_count", r.runCount())
+        .bind("failure_count", r.failureCount());
+  }
+
+  /** The error as stored: at most {@link #MAX_ERROR_LENGTH} characters. */
+  public static String trim(String error) {
+    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
+      return error;
+    }
+    int end = MAX_ERROR_LENGTH - 3;
+    if (Character.isHighSurrogate(error.charAt(end - 1))) {
+      end--; // don't split a surrogate pair
+    }
+    return error.substring(0, end) + "...";
+  }
+
+  private static <T> T required(T value, String column) {
+    if (value == null) {
+      throw new IllegalArgumentException(column + " is null");
+    }
+    return value;
+  }
+}

@@ -1,0 +1,160 @@
+package dev.kairos.jdbc.internal;
+
+import static dev.kairos.jdbc.internal.Values.decimal;
+
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of the {@code <prefix>jobs} table. Every method runs on the caller's handle, inside the
+ * caller's transaction; none commits.
+ */
+public final class JobTable {
+  private final String select;
+  private final String selectForUpdate;
+  private final String selectAll;
+  private final String dueFirst;
+  private final String dueAfter;
+  private final String insert;
+  private final String updateDefinition;
+  private final String replace;
+  private final String runStarted;
+  private final String runFinished;
+  private final String delete;
+
+  /** The statements for the tables with this (validated) prefix. */
+  public JobTable(String prefix) {
+    String table = prefix + "jobs";
+    List<String> definition =
+        Stream.concat(SpecColumns.COLUMNS.stream(), JobRows.SCHEDULE.stream()).toList();
+    List<String> all =
+        Stream.of(definition, JobRows.STATS).flatMap(List::stream).collect(Collectors.toList());
+    String dueOrder = " ORDER BY due_time, job_key LIMIT :limit";
+    select = "SELECT * FROM " + table + " WHERE job_key = :key";
+    selectForUpdate = select + " FOR UPDATE";
+    selectAll = "SELECT * FROM " + table + " ORDER BY job_key";
+    dueFirst =
+        "SELECT * FROM " + table + " WHERE due_time IS NOT NULL AND due_time < :before" + dueOrder;
+    dueAfter =
+        "SELECT * FROM "
+            + table
+            + " WHERE due_time IS NOT NULL AND due_time < :before"
+            + " AND due_time >= :after" // redundant, but it starts the index scan at the cursor
+            + " AND (due_time > :after OR (due_time = :after AND job_key > :after_key))"
+            + dueOrder;
+    insert =
+        "INSERT INTO "
+            + table
+            + " (job_key, version, "
+            + String.join(", ", all)
+            + ") VALUES (:key, :version, :"
+            + String.join(", :", all)
+            + ")";
+    updateDefinition =
+        "UPDATE " + table + " SET " + assignments(definition) + ", version = :version";
+    replace = updateDefinition + " WHERE job_key = :key AND version = :expected";
+    runStarted =
+        "UPDATE "
+            + table
+            + " SET state = CASE WHEN state = 'SCHEDULED' THEN 'RUNNING' ELSE state END,"
+            + " last_start = :start WHERE job_key = :key";
+    runFinished =
+        "UPDATE "
+            + table
+            + " SET "
+            + assignments(JobRows.SCHEDULE)
+            + ", "
+            + assignments(JobRows.STATS)
+            + ", version = :version WHERE job_key = :key";
+    delete = "DELETE FROM " + table + " WHERE job_key = :key";
+  }
+
+  private static String assignments(List<String> columns) {
+    return columns.stream().map(c -> c + " = :" + c).collect(Collectors.joining(", "));
+  }
+
+  /** The job's row, locked until the transaction ends if {@code forUpdate}. */
+  public Optional<JobRows.Row> find(Handle h, String key, boolean forUpdate) {
+    return h.createQuery(forUpdate ? selectForUpdate : select)
+        .bind("key", key)
+        .map((rs, ctx) -> JobRows.read(rs))
+        .findOne();
+  }
+
+  /** Every row, by key. */
+  public List<JobRows.Row> findAll(Handle h) {
+    return h.createQuery(selectAll).map((rs, ctx) -> JobRows.read(rs)).list();
+  }
+
+  /**
+   * At most {@code limit} rows due before {@code before}, strictly after {@code after} (null: from
+   * the start) in (due time, key) order; a keyset query on the (due_time, job_key) index. Without
+   * the redundant {@code due_time >= :after}, PostgreSQL 15 scans the index from its start and
+   * filters: 126 ms instead of 1 ms for a page deep in 200,000 rows.
+   */
+  public List<JobRows.Row> due(Handle h, WindowCursor after, Instant before, int limit) {
+    var q = h.createQuery(after == null ? dueFirst : dueAfter);
+    if (after != null) {
+      q.bind("after", decimal(after.dueTime())).bind("after_key", after.key());
+    }
+    return q.bind("before", decimal(before))
+        .bind("limit", limit)
+        .map((rs, ctx) -> JobRows.read(rs))
+        .collect(Collectors.toCollection(ArrayList::new));
+  }
+
+  /** Inserts the record with its version. */
+  public void insert(Handle h, JobRecord r) {
+    var u = h.createUpdate(insert).bind("key", r.key()).bind("version", r.version());
+    JobRows.bindAll(u, r);
+    u.execute();
+  }
+
+  /** Sets the definition and schedule state of {@code r}'s row, and {@code r}'s version. */
+  public void updateDefinition(Handle h, JobRecord r) {
+    var u =
+        h.createUpdate(updateDefinition + " WHERE job_key = :key")
+            .bind("key", r.key())
+            .bind("version", r.version());
+    SpecColumns.bind(u, r.spec());
+    JobRows.bindSchedule(u, r);
+    u.execute();
+  }
+
+  /** Like {@link #updateDefinition} if the row has version {@code expected}; false if not. */
+  public boolean replace(Handle h, JobRecord r, long expected) {
+    var u =
+        h.createUpdate(replace)
+            .bind("key", r.key())
+            .bind("version", expected + 1)
+            .bind("expected", expected);
+    SpecColumns.bind(u, r.spec());
+    JobRows.bindSchedule(u, r);
+    return u.execute() == 1;
+  }
+
+  /** Marks a run started: RUNNING unless not SCHEDULED, and the start; the version is kept. */
+  public void runStarted(Handle h, String key, Instant start) {
+    h.createUpdate(runStarted).bind("key", key).bind("start", decimal(start)).execute();
+  }
+
+  /** Sets the schedule state, statistics and version of the record's row. */
+  public void runFinished(Handle h, JobRecord r) {
+    var u = h.createUpdate(runFinished).bind("key", r.key()).bind("version", r.version());
+    JobRows.bindSchedule(u, r);
+    JobRows.bindStats(u, r);
+    u.execute();
+  }
+
+  /** Deletes the job's row; false if there was none. */
+  public boolean delete(Handle h, String key) {
+    return h.createUpdate(delete).bind("key", key).execute() == 1;
+  }
+}

@@ -1,0 +1,92 @@
+package dev.kairos.jdbc.internal;
+
+import static dev.kairos.jdbc.internal.Values.constant;
+import static dev.kairos.jdbc.internal.Values.decimal;
+import static dev.kairos.jdbc.internal.Values.instant;
+
+import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
+import dev.kairos.spi.RunResult;
+import java.time.Instant;
+import java.util.List;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
+ * read through the (job_key, id) index. Every method runs inside the caller's transaction.
+ */
+public final class RunTable {
+  private final String insert;
+  private final String history;
+  private final String trimToNewest;
+  private final String trimOlderThan;
+  private final String deleteAll;
+
+  /** The statements for the tables with this (validated) prefix. */
+  public RunTable(String prefix) {
+    String table = prefix + "runs";
+    insert =
+        "INSERT INTO "
+            + table
+            + " (job_key, scheduled_fire_time, run_start, run_end, outcome, error, attempt,"
+            + " instance) VALUES (:key, :scheduled, :start, :end, :outcome, :error, :attempt,"
+            + " :instance)";
+    history = "SELECT * FROM " + table + " WHERE job_key = :key ORDER BY id DESC LIMIT :limit";
+    trimToNewest =
+        "DELETE FROM "
+            + table
+            + " WHERE job_key = :key AND id <= (SELECT id FROM "
+            + table
+            + " WHERE job_key = :key ORDER BY id DESC LIMIT 1 OFFSET :keep)";
+    trimOlderThan = "DELETE FROM " + table + " WHERE job_key = :key AND run_end < :cutoff";
+    deleteAll = "DELETE FROM " + table + " WHERE job_key = :key";
+  }
+
+  /** Appends a run. */
+  public void insert(Handle h, RunResult x) {
+    h.createUpdate(insert)
+        .bind("key", x.key())
+        .bind("scheduled", decimal(x.scheduledFireTime()))
+        .bind("start", decimal(x.start()))
+        .bind("end", decimal(x.end()))
+        .bind("outcome", x.outcome().name())
+        .bind("error", JobRows.trim(x.error()))
+        .bind("attempt", x.attempt())
+        .bind("instance", x.instance())
+        .execute();
+  }
+
+  /** The newest {@code limit} runs of the job, newest first. */
+  public List<RunRecord> newest(Handle h, String key, int limit) {
+    return h.createQuery(history)
+        .bind("key", key)
+        .bind("limit", limit)
+        .map(
+            (rs, ctx) ->
+                new RunRecord(
+                    key,
+                    instant(rs, "scheduled_fire_time"),
+                    instant(rs, "run_start"),
+                    instant(rs, "run_end"),
+                    constant(rs, "outcome", RunOutcome.class),
+                    rs.getString("error"),
+                    rs.getInt("attempt"),
+                    rs.getString("instance")))
+        .list();
+  }
+
+  /** Deletes all but the newest {@code keep} runs of the job. */
+  public void keepNewest(Handle h, String key, int keep) {
+    h.createUpdate(trimToNewest).bind("key", key).bind("keep", keep).execute();
+  }
+
+  /** Deletes the job's runs that ended before {@code cutoff}. */
+  public void deleteEndedBefore(Handle h, String key, Instant cutoff) {
+    h.createUpdate(trimOlderThan).bind("key", key).bind("cutoff", decimal(cutoff)).execute();
+  }
+
+  /** Deletes the job's history. */
+  public void deleteAll(Handle h, String key) {
+    h.createUpdate(deleteAll).bind("key", key).execute();
+  }
+}

@@ -1,0 +1,187 @@
+package dev.kairos.jdbc.internal;
+
+import static dev.kairos.jdbc.internal.Values.constant;
+import static dev.kairos.jdbc.internal.Values.decimal;
+import static dev.kairos.jdbc.internal.Values.duration;
+import static dev.kairos.jdbc.internal.Values.instant;
+import static dev.kairos.jdbc.internal.Values.integer;
+import static dev.kairos.jdbc.internal.Values.name;
+import static dev.kairos.jdbc.internal.Values.text;
+
+import dev.kairos.CronSyntax;
+import dev.kairos.DstPolicy;
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import dev.kairos.Schedule;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.List;
+import org.jdbi.v3.core.statement.SqlStatement;
+
+/**
+ * A {@link JobSpec} as columns of the jobs table: one column per part, so the definition can be
+ * read and queried in SQL, and compared back with {@link JobSpec#equals}. Each sealed family is
+ * stored as a kind column plus the parameters of its members; the parameters of other members are
+ * null.
+ */
+final class SpecColumns {
+  /** The definition columns, each bound under its own name. */
+  static final List<String> COLUMNS =
+      List.of(
+          "handler",
+          "data",
+          "schedule_kind",
+          "fixed_period",
+          "once_at",
+          "once_delay",
+          "cron_expression",
+          "cron_zone",
+          "cron_syntax",
+          "dst_gap",
+          "dst_overlap",
+          "start_at",
+          "initial_delay",
+          "misfire_kind",
+          "misfire_max",
+          "misfire_threshold",
+          "retry_max_attempts",
+          "retry_initial_delay");
+
+  private SpecColumns() {}
+
+  static void bind(SqlStatement<?> s, JobSpec spec) {
+    s.bind("handler", spec.handler())
+        .bind("data", spec.data().orElse(null))
+        .bind("start_at", decimal(spec.startAt().orElse(null)))
+        .bind("initial_delay", text(spec.initialDelay().orElse(null)));
+    bindSchedule(s, spec);
+    Misfire m = spec.misfire();
+    s.bind("misfire_kind", m == null ? null : misfireKind(m))
+        .bind("misfire_max", m instanceof Misfire.CatchUp c ? c.max() : null)
+        .bind("misfire_threshold", m == null ? null : text(m.threshold()));
+    Retry r = spec.retry();
+    s.bind("retry_max_attempts", r == null ? null : r.maxAttempts())
+        .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()));
+  }
+
+  private static void bindSchedule(SqlStatement<?> s, JobSpec spec) {
+    Schedule schedule = spec.schedule();
+    if (schedule == null) {
+      throw new IllegalArgumentException("job '" + spec.key() + "': no schedule");
+    }
+    var rate = schedule instanceof Schedule.FixedRate r ? r : null;
+    var delay = schedule instanceof Schedule.FixedDelay d ? d : null;
+    var once = schedule instanceof Schedule.Once o ? o : null;
+    var cron = schedule instanceof Schedule.Cron c ? c : null;
+    DstPolicy dst = cron == null ? null : cron.dst();
+    s.bind("schedule_kind", scheduleKind(schedule))
+        .bind(
+            "fixed_period",
+            text(rate != null ? rate.period() : delay != null ? delay.delay() : null))
+        .bind("once_at", once == null ? null : decimal(once.at()))
+        .bind("once_delay", once == null ? null : text(once.delay()))
+        .bind("cron_expression", cron == null ? null : cron.expression())
+        .bind("cron_zone", cron == null || cron.zone() == null ? null : cron.zone().getId())
+        .bind("cron_syntax", cron == null ? null : name(cron.syntax()))
+        .bind("dst_gap", dst == null ? null : name(dst.gap()))
+        .bind("dst_overlap", dst == null ? null : name(dst.overlap()));
+  }
+
+  private static String scheduleKind(Schedule s) {
+    if (s instanceof Schedule.FixedRate) {
+      return "FIXED_RATE";
+    } else if (s instanceof Schedule.FixedDelay) {
+      return "FIXED_DELAY";
+    } else if (s instanceof Schedule.Once) {
+      return "ONCE";
+    }
+    return "CRON";
+  }
+
+  private static String misfireKind(Misfire m) {
+    if (m instanceof Misfire.CatchUp) {
+      return "CATCH_UP";
+    } else if (m instanceof Misfire.FireOnce) {
+      return "FIRE_ONCE";
+    }
+    return "SKIP";
+  }
+
+  /**
+   * The definition of the current row.
+   *
+   * @throws IllegalArgumentException or {@link java.time.DateTimeException} if a column holds a
+   *     value no definition maps to
+   */
+  static JobSpec read(ResultSet rs, String key) throws SQLException {
+    return JobSpec.named(key)
+        .handler(rs.getString("handler"))
+        .data(rs.getString("data"))
+        .schedule(schedule(rs))
+        .startAt(instant(rs, "start_at"))
+        .initialDelay(duration(rs, "initial_delay"))
+        .misfire(misfire(rs))
+        .retry(retry(rs));
+  }
+
+  private static Schedule schedule(ResultSet rs) throws SQLException {
+    String kind = rs.getString("schedule_kind");
+    switch (String.valueOf(kind)) {
+      case "FIXED_RATE":
+        return new Schedule.FixedRate(required(duration(rs, "fixed_period"), "fixed_period"));
+      case "FIXED_DELAY":
+        return new Schedule.FixedDelay(required(duration(rs, "fixed_period"), "fixed_period"));
+      case "ONCE":
+        var once = new Schedule.Once(instant(rs, "once_at"), duration(rs, "once_delay"));
+        if (once.at() == null && once.delay() == null) {
+          throw new IllegalArgumentException("one-shot job with neither once_at nor once_delay");
+        }
+        return once;
+      case "CRON":
+        return new Schedule.Cron(
+            required(rs.getString("cron_expression"), "cron_expression"),
+            Values.zone(rs, "cron_zone"),
+            constant(rs, "cron_syntax", CronSyntax.class),
+            dst(rs));
+      default:
+        throw new IllegalArgumentException("unknown schedule_kind '" + kind + "'");
+    }
+  }
+
+  private static DstPolicy dst(ResultSet rs) throws SQLException {
+    DstPolicy.Gap gap = constant(rs, "dst_gap", DstPolicy.Gap.class);
+    DstPolicy.Overlap overlap = constant(rs, "dst_overlap", DstPolicy.Overlap.class);
+    return gap == null && overlap == null ? null : new DstPolicy(gap, overlap);
+  }
+
+  private static Misfire misfire(ResultSet rs) throws SQLException {
+    String kind = rs.getString("misfire_kind");
+    if (kind == null) {
+      return null;
+    }
+    var threshold = duration(rs, "misfire_threshold");
+    switch (kind) {
+      case "CATCH_UP":
+        return new Misfire.CatchUp(required(integer(rs, "misfire_max"), "misfire_max"), threshold);
+      case "FIRE_ONCE":
+        return new Misfire.FireOnce(threshold);
+      case "SKIP":
+        return new Misfire.Skip(threshold);
+      default:
+        throw new IllegalArgumentException("unknown misfire_kind '" + kind + "'");
+    }
+  }
+
+  private static Retry retry(ResultSet rs) throws SQLException {
+    Integer max = integer(rs, "retry_max_attempts");
+    return max == null ? null : new Retry(max, duration(rs, "retry_initial_delay"));
+  }
+
+  private static <T> T required(T value, String column) {
+    if (value == null) {
+      throw new IllegalArgumentException(column + " is null");
+    }
+    return value;
+  }
+}

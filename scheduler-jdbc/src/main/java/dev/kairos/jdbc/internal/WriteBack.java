@@ -1,0 +1,76 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.RunResult;
+import java.util.Objects;
+
+/** The rules of a run's write-back, as pure functions of the stored record and the result. */
+public final class WriteBack {
+  private WriteBack() {}
+
+  /**
+   * The record after the run, as {@code InMemoryStore} computes it: statistics always; the result's
+   * schedule state and a new version if the record is at the version the run was taken at, else the
+   * stored schedule state with RUNNING turned back to SCHEDULED.
+   */
+  public static JobRecord apply(JobRecord r, RunResult x) {
+    boolean failed = x.outcome() != RunOutcome.SUCCESS;
+    boolean current = r.version() == x.expectedVersion();
+    JobState state =
+        current ? x.state() : r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state();
+    return new JobRecord(
+        r.spec(),
+        state,
+        current ? x.nextFireTime() : r.nextFireTime(),
+        current ? x.dueTime() : r.dueTime(),
+        current ? x.dueKind() : r.dueKind(),
+        current ? x.nextAttempt() : r.attempt(),
+        x.scheduledFireTime(),
+        x.start(),
+        x.end(),
+        x.outcome(),
+        failed ? JobRows.trim(x.error()) : null,
+        r.runCount() + 1,
+        r.failureCount() + (failed ? 1 : 0),
+        current ? r.version() + 1 : r.version());
+  }
+
+  /**
+   * True if this write-back was applied already: the engine retries one whose commit succeeded but
+   * whose acknowledgement was lost with the connection. Then the stored last run is this run, and
+   * the version has moved on from the one the run was taken at (a later run is always taken at the
+   * stored version, so it cannot look like a repeat).
+   */
+  public static boolean isRepeat(JobRecord r, RunResult x) {
+    return r.version() != x.expectedVersion()
+        && Objects.equals(x.scheduledFireTime(), r.lastScheduledFireTime())
+        && Objects.equals(x.start(), r.lastStart())
+        && Objects.equals(x.end(), r.lastEnd())
+        && x.outcome() == r.lastOutcome();
+  }
+
+  /** The record as the store keeps it: its error trimmed to {@link JobRows#MAX_ERROR_LENGTH}. */
+  public static JobRecord trimmed(JobRecord r) {
+    String error = JobRows.trim(r.lastError());
+    if (Objects.equals(error, r.lastError())) {
+      return r;
+    }
+    return new JobRecord(
+        r.spec(),
+        r.state(),
+        r.nextFireTime(),
+        r.dueTime(),
+        r.dueKind(),
+        r.attempt(),
+        r.lastScheduledFireTime(),
+        r.lastStart(),
+        r.lastEnd(),
+        r.lastOutcome(),
+        error,
+        r.runCount(),
+        r.failureCount(),
+        r.version());
+  }
+}

@@ -1,0 +1,102 @@
+package dev.kairos.jdbc;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM running a main class of the test class path, whose standard output the test reads
+ * line by line, and which the test can kill with SIGKILL ({@link Process#destroyForcibly()} on
+ * Linux): a crash the child cannot clean up after.
+ */
+final class ChildJvm implements AutoCloseable {
+  private static final String EOF = "\u0000eof";
+
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+  private ChildJvm(Process process) {
+    this.process = process;
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // the child died; EOF below tells the test
+              } finally {
+                lines.add(EOF);
+              }
+            },
+            "child-stdout");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Starts {@code main} with the test's class path; its standard error goes to {@code log}. */
+  static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return new ChildJvm(new ProcessBuilder(command).redirectError(log.toFile()).start());
+  }
+
+  /**
+   * The first line starting with {@code prefix}, waiting at most {@code timeout}; fails if the
+   * child exits or the time runs out first.
+   */
+  String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (; ; ) {
+      String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      if (line == null) {
+        throw new AssertionError(
+            "child printed no line starting with '" + prefix + "' in " + timeout);
+      }
+      if (line.equals(EOF)) {
+        throw new AssertionError(
+            "child exited (" + process.waitFor() + ") before printing '" + prefix + "'");
+      }
+      if (line.startsWith(prefix)) {
+        return line;
+      }
+    }
+  }
+
+  /** Kills the child with SIGKILL and waits for it to be gone. */
+  void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new AssertionError("child survived SIGKILL for 30 s");
+    }
+  }
+
+  /** Kills the child if it still runs. */
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

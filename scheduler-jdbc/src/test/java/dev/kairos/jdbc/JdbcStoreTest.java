@@ -1,0 +1,183 @@
+package dev.kairos.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kairos.StoreException;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.lang.reflect.Type;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/** The builder's validation and the public surface, without a database. */
+class JdbcStoreTest {
+  @ParameterizedTest
+  @ValueSource(strings = {"kairos_", "k", "_", "Jobs2_", "a234567890123456789012345678901"})
+  void tablePrefix_plainIdentifier_accepted(String prefix) {
+    assertThat(JdbcStore.builder().tablePrefix(prefix)).isNotNull();
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "",
+        "1abc",
+        "a-b",
+        "a b",
+        "kairos;drop table x",
+        "a2345678901234567890123456789012",
+        "ä"
+      })
+  void tablePrefix_notAPlainIdentifier_rejectedNamingIt(String prefix) {
+    assertThatThrownBy(() -> JdbcStore.builder().tablePrefix(prefix))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("table prefix")
+        .hasMessageContaining("'" + prefix + "'");
+  }
+
+  @Test
+  void builder_badValues_rejectedAtOnce() {
+    assertThatThrownBy(() -> JdbcStore.builder().url("postgres://x"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("jdbc:");
+    assertThatThrownBy(() -> JdbcStore.builder().historyPerJob(-1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-1");
+    assertThatThrownBy(() -> JdbcStore.builder().historyMaxAge(Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> JdbcStore.builder().poolSize(0))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> JdbcStore.builder().dataSource(null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> JdbcStore.builder().h2(Path.of("/tmp/a;b")))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void builder_contradictions_refused() {
+    assertThatThrownBy(() -> JdbcStore.builder().h2(Path.of("x")).url("jdbc:h2:mem:x"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("already set");
+    assertThatThrownBy(
+            () -> JdbcStore.builder().url("jdbc:h2:mem:x").dataSource(fakeDataSource("H2")))
+        .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> JdbcStore.builder().build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no database");
+    assertThatThrownBy(() -> JdbcStore.builder().h2(Path.of("x")).user("sa").build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("url");
+    assertThatThrownBy(
+            () -> JdbcStore.builder().dataSource(fakeDataSource("H2")).poolSize(3).build())
+        .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void open_unsupportedDatabase_failsNamingProduct() {
+    JdbcStore store = JdbcStore.of(fakeDataSource("MySQL"));
+
+    assertThatThrownBy(store::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("MySQL")
+        .hasMessageContaining("H2 and PostgreSQL");
+  }
+
+  @Test
+  void open_unreachableDatabase_storeExceptionNamingIt() {
+    JdbcStore store =
+        JdbcStore.builder().url("jdbc:postgresql://127.0.0.1:1/none?connectTimeout=1").build();
+
+    assertThatThrownBy(store::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("jdbc:postgresql://127.0.0.1:1/none");
+  }
+
+  /** No Jdbi, HikariCP or H2 type appears in a public signature of the public package. */
+  @Test
+  void publicSignatures_onlyJdkAndKairosTypes() {
+    List<String> leaks = new ArrayList<>();
+    for (Class<?> c : List.of(JdbcStore.class, JdbcStore.Builder.class)) {
+      for (Method m : c.getDeclaredMethods()) {
+        if (Modifier.isPublic(m.getModifiers())) {
+          Stream.concat(
+                  Stream.of(m.getGenericReturnType()), Stream.of(m.getGenericParameterTypes()))
+              .filter(JdbcStoreTest::foreign)
+              .forEach(t -> leaks.add(c.getSimpleName() + "." + m.getName() + ": " + t));
+        }
+      }
+      for (Constructor<?> k : c.getConstructors()) {
+        Stream.of(k.getGenericParameterTypes())
+            .filter(JdbcStoreTest::foreign)
+            .forEach(t -> leaks.add(k + ": " + t));
+      }
+    }
+    assertThat(leaks).isEmpty();
+    assertThat(JdbcStore.class.getConstructors()).isEmpty();
+  }
+
+  private static boolean foreign(Type t) {
+    String name = t.getTypeName();
+    return !(name.startsWith("java.")
+        || name.startsWith("javax.")
+        || name.startsWith("dev.kairos.") && !name.contains(".internal.")
+        || name.equals("void")
+        || name.equals("boolean")
+        || name.equals("int")
+        || name.equals("long"));
+  }
+
+  /** A data source whose connections say they are {@code product}, and do nothing else. */
+  static DataSource fakeDataSource(String product) {
+    DatabaseMetaData md =
+        (DatabaseMetaData)
+            Proxy.newProxyInstance(
+                JdbcStoreTest.class.getClassLoader(),
+                new Class<?>[] {DatabaseMetaData.class},
+                (p, m, a) ->
+                    switch (m.getName()) {
+                      case "getDatabaseProductName" -> product;
+                      case "getDatabaseProductVersion" -> "8.0";
+                      default -> null;
+                    });
+    Connection connection =
+        (Connection)
+            Proxy.newProxyInstance(
+                JdbcStoreTest.class.getClassLoader(),
+                new Class<?>[] {Connection.class},
+                (p, m, a) ->
+                    switch (m.getName()) {
+                      case "getMetaData" -> md;
+                      case "getAutoCommit", "isClosed", "isReadOnly" ->
+                          m.getName().equals("getAutoCommit");
+                      case "getTransactionIsolation" -> Connection.TRANSACTION_READ_COMMITTED;
+                      case "toString" -> "fake " + product + " connection";
+                      case "hashCode" -> System.identityHashCode(p);
+                      case "equals" -> p == a[0];
+                      default -> null;
+                    });
+    return (DataSource)
+        Proxy.newProxyInstance(
+            JdbcStoreTest.class.getClassLoader(),
+            new Class<?>[] {DataSource.class},
+            (p, m, a) ->
+                switch (m.getName()) {
+                  case "getConnection" -> connection;
+                  case "toString" -> "fake " + product + " data source";
+                  case "hashCode" -> System.identityHashCode(p);
+                  case "equals" -> p == a[0];
+                  default -> null;
+                });
+  }
+}

@@ -1,0 +1,92 @@
+package dev.kairos.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A schema of its own in the PostgreSQL at 127.0.0.1:5432 (database {@code test}, user {@code
+ * postgres}, trust authentication) for one test class: created by {@link #create()}, dropped by
+ * {@link #close()}. If the server is unreachable, {@link #create()} skips the calling tests with a
+ * message saying so, unless the environment variable {@code CI} is set: then it fails them.
+ */
+final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
+  static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
+  static final String USER = "postgres";
+
+  private final String schema;
+
+  private PostgresTestDatabase(String schema) {
+    this.schema = schema;
+  }
+
+  /** Creates a fresh schema {@code kairos_test_<random>}; call from {@code @BeforeAll}. */
+  static PostgresTestDatabase create() {
+    String schema = "kairos_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(SERVER, properties("kairos-test-setup"));
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+    } catch (SQLException e) {
+      String why =
+          "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
+      if (System.getenv("CI") != null) {
+        throw new AssertionError(why + " (CI is set, so this fails instead of skipping)", e);
+      }
+      Assumptions.abort(why + "; skipping the PostgreSQL tests");
+    }
+    return new PostgresTestDatabase(schema);
+  }
+
+  /** The JDBC URL of this schema. */
+  String url() {
+    return SERVER + "?currentSchema=" + schema;
+  }
+
+  String schema() {
+    return schema;
+  }
+
+  @Override
+  public JdbcStore.Builder builder() {
+    return JdbcStore.builder().url(url()).user(USER).poolSize(2);
+  }
+
+  /** A pool of the test's own whose connections carry this application name. */
+  HikariDataSource dataSource(String applicationName, int size) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(url());
+    c.setUsername(USER);
+    c.setMaximumPoolSize(size);
+    c.setPoolName(applicationName);
+    c.addDataSourceProperty("ApplicationName", applicationName);
+    c.setConnectionTimeout(3_000);
+    return new HikariDataSource(c);
+  }
+
+  @Override
+  public Connection connect() throws SQLException {
+    Properties p = properties("kairos-test");
+    p.setProperty("currentSchema", schema);
+    return DriverManager.getConnection(SERVER, p);
+  }
+
+  private static Properties properties(String applicationName) {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    p.setProperty("ApplicationName", applicationName);
+    p.setProperty("connectTimeout", "3");
+    return p;
+  }
+
+  /** Drops the schema and everything in it. */
+  @Override
+  public void close() {
+    execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+  }
+}
