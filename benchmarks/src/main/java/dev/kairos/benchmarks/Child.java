@@ -35,7 +35,14 @@ final class Child {
 
   private static void warmUp(Scenario s, Product p, Options o, int jobs) throws Exception {
     switch (s) {
-      case THROUGHPUT -> Throughput.run(p, o, Math.max(1_000, Math.min(10_000, jobs / 10)));
+      case THROUGHPUT -> {
+        if (p.persistent()) {
+          Throughput.run(p, o, Math.max(1_000, jobs / 10));
+        } else {
+          Throughput.run(p, o, jobs); // twice: the first run after one warm-up is still slower
+          Throughput.run(p, o, jobs);
+        }
+      }
       case LATENESS, GROWTH -> Lateness.run(p, o, Math.min(jobs, 1_000), 0, o.warmup());
       case SCALE -> Scale.run(p, o, Math.min(jobs, 10_000));
       case MICRO -> throw new IllegalArgumentException("micro runs in JMH's own JVMs");

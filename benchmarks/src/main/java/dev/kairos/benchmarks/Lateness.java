@@ -58,9 +58,10 @@ final class Lateness {
               "scheduling took too long: the idle jobs came due before the window closed");
         }
         long[] late = probe.latenessMicros();
+        long total = Math.max(expected, late.length);
         Map<String, Double> m = new LinkedHashMap<>();
-        m.put(Metric.P50_MS, percentile(late, 0.50) / 1e3);
-        m.put(Metric.P99_MS, percentile(late, 0.99) / 1e3);
+        m.put(Metric.P50_MS, percentile(late, total, 0.50) / 1e3);
+        m.put(Metric.P99_MS, percentile(late, total, 0.99) / 1e3);
         m.put(Metric.MAX_MS, late.length == 0 ? Double.NaN : late[late.length - 1] / 1e3);
         m.put(Metric.EXECUTED, (double) probe.inWindow());
         m.put(Metric.EXPECTED, (double) expected);
@@ -73,13 +74,17 @@ final class Lateness {
     }
   }
 
-  /** Nearest-rank percentile of sorted samples; NaN if there are none. */
-  static double percentile(long[] sorted, double q) {
-    if (sorted.length == 0) {
+  /**
+   * Nearest-rank percentile of {@code total} fires of which {@code sorted} ran: a fire that never
+   * ran within the window (plus a period) counts as infinitely late, so a product that falls behind
+   * reports an infinite percentile instead of the lateness of the few fires it managed.
+   */
+  static double percentile(long[] sorted, long total, double q) {
+    if (total == 0) {
       return Double.NaN;
     }
-    int rank = (int) Math.ceil(q * sorted.length);
-    return sorted[Math.max(0, Math.min(sorted.length - 1, rank - 1))];
+    long rank = Math.max(1, (long) Math.ceil(q * total));
+    return rank > sorted.length ? Double.POSITIVE_INFINITY : sorted[(int) rank - 1];
   }
 
   private static Instant latest(Instant a, Instant b) {

@@ -10,8 +10,8 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs the JMH microbenchmarks (heap, misfire rule, cron) with short settings for the report: 2
- * warm-up and 3 measured iterations of 1 s, one fork. For steadier figures run JMH itself: {@code
+ * Runs the JMH microbenchmarks (heap, misfire rule, cron) with short settings for the report: 1
+ * warm-up and 2 measured iterations of 1 s, one fork. For steadier figures run JMH itself: {@code
  * java -cp kairos-benchmarks.jar org.openjdk.jmh.Main <regex>} uses the classes' own settings.
  */
 final class Micro {
@@ -26,9 +26,9 @@ final class Micro {
     org.openjdk.jmh.runner.options.Options options =
         new OptionsBuilder()
             .include(INCLUDE)
-            .warmupIterations(2)
+            .warmupIterations(1)
             .warmupTime(TimeValue.seconds(1))
-            .measurementIterations(3)
+            .measurementIterations(2)
             .measurementTime(TimeValue.seconds(1))
             .forks(1)
             .build();

@@ -19,6 +19,8 @@ import java.util.Locale;
  *
  * @param scenarios what to run, in order
  * @param jobs job counts overriding each scenario's defaults; empty for the defaults
+ * @param dbJobs throughput job counts of persistent products (one-shots in a database take
+ *     milliseconds each); empty for {@code jobs}
  * @param workers worker threads of every product
  * @param runs measured runs per figure, after one warm-up run
  * @param products product ids; empty for every product available here
@@ -36,6 +38,7 @@ import java.util.Locale;
 record Options(
     List<Scenario> scenarios,
     List<Integer> jobs,
+    List<Integer> dbJobs,
     int workers,
     int runs,
     List<String> products,
@@ -59,6 +62,8 @@ record Options(
         scenarios: throughput, lateness, scale, growth, micro, all
         --jobs N[,N...]      job counts (defaults: throughput 10000,100000; lateness 1000;
                              scale 1000000; growth 1000,10000,100000)
+        --db-jobs N[,N...]   throughput job counts of the database-backed products
+                             (default: those of --jobs)
         --workers N          worker threads of every product (default 4)
         --runs N             measured runs per figure after one warm-up (default 3)
         --products a,b,c     any of %s (default: all available)
@@ -139,9 +144,18 @@ record Options(
     return jobs.isEmpty() ? scenario.defaultJobs() : jobs;
   }
 
+  /** The job counts to measure {@code product} at in {@code scenario}. */
+  List<Integer> jobsFor(Scenario scenario, Product product) {
+    if (scenario == Scenario.THROUGHPUT && product.persistent() && !dbJobs.isEmpty()) {
+      return dbJobs;
+    }
+    return jobsFor(scenario);
+  }
+
   private static final class Builder {
     final List<Scenario> scenarios;
     List<Integer> jobs = List.of();
+    List<Integer> dbJobs = List.of();
     int workers = 4;
     int runs = 3;
     List<String> products = List.of();
@@ -193,6 +207,7 @@ record Options(
       return new Options(
           List.copyOf(scenarios),
           jobs,
+          dbJobs,
           workers,
           runs,
           products,
@@ -218,6 +233,10 @@ record Options(
         Product.byId(id); // throws naming the unknown id
       }
       return ids;
+    }
+
+    private static List<Integer> counts(String name, String value) {
+      return Arrays.stream(value.split(",")).map(v -> positive(name, v)).toList();
     }
 
     private static int positive(String name, String value) {

@@ -67,8 +67,8 @@ enum Product {
         };
     try {
       return switch (this) {
-        case KAIROS_MEM -> new KairosAdapter(o.workers());
-        case KAIROS_H2, KAIROS_PG -> KairosJdbcAdapter.open(store, o.workers());
+        case KAIROS_MEM -> KairosAdapter.inMemory(o.workers());
+        case KAIROS_H2, KAIROS_PG -> KairosAdapter.jdbc(store, o.workers());
         case STPE -> new StpeAdapter(o.workers());
         case QUARTZ_RAM, QUARTZ_H2, QUARTZ_PG -> new QuartzAdapter(store, o.workers());
         case DBS_H2, DBS_PG -> new DbSchedulerAdapter(store, o.workers(), o.pollInterval());
@@ -83,9 +83,6 @@ enum Product {
 
   /** Why the product cannot run here, or empty if it can. */
   Optional<String> unavailable(Options o) {
-    if (isKairos() && persistent() && !KairosJdbcAdapter.available()) {
-      return Optional.of("dev.kairos.jdbc.JdbcStore is not on the class path of this build");
-    }
     if (storage == Storage.POSTGRES) {
       try (Connection c = DriverManager.getConnection(o.pgUrl(), o.pgUser(), o.pgPassword())) {
         return Optional.empty();

@@ -81,7 +81,7 @@ final class Report {
   // ---- sections --------------------------------------------------------------------------------
 
   private void machine() {
-    Table t = new Table("machine", "");
+    Table t = new Table("machine", "").text();
     t.row("cores", Integer.toString(Meter.cores()));
     t.row(
         "memory", String.format(Locale.ROOT, "%.1f GiB", Meter.totalMemoryBytes() / 1073741824.0));
@@ -162,7 +162,10 @@ final class Report {
         .append(ctx.options().settle().toSeconds())
         .append(" s of settling. Lateness = actual start (wall clock, inside the job) −")
         .append(" the scheduled fire time the product hands the job. CPU is the whole process's")
-        .append(" over the window, per fire and in cores. Median of the runs (min–max).\n\n");
+        .append(
+            " over the window, per fire and in cores. Median of the runs (min–max). ∞: more than")
+        .append(" 1% (p99) or 50% (p50) of the expected fires had not run a period after the")
+        .append(" window closed (the product fell behind).\n\n");
     for (int n : sizes(Scenario.LATENESS)) {
       out.append("### ").append(String.format(Locale.ROOT, "%,d", n)).append(" jobs\n\n");
       Table t = latenessTable(Scenario.LATENESS, n);
@@ -279,7 +282,7 @@ final class Report {
       return;
     }
     out.append("## Microbenchmarks (JMH)\n\n")
-        .append("2 warm-up and 3 measured iterations of 1 s, one fork (short settings; the")
+        .append("1 warm-up and 2 measured iterations of 1 s, one fork (short settings; the")
         .append(" classes' own settings are longer). Score ± 99.9% error.\n\n");
     Table t = new Table("benchmark", "params", "score", "unit");
     for (Micro.Row r : micro) {
@@ -318,7 +321,9 @@ final class Report {
       row.add(k.product().title());
       double mine = k.spread(metric).get().median();
       for (Result other : all) {
-        row.add(other == k ? "" : Table.ratio(mine / other.spread(metric).get().median()));
+        double theirs = other.spread(metric).get().median();
+        boolean comparable = !Double.isInfinite(mine) && !Double.isInfinite(theirs);
+        row.add(other == k ? "" : comparable ? Table.ratio(mine / theirs) : "–");
       }
       t.row(row.toArray(String[]::new));
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -54,8 +55,13 @@ public final class Runner {
         micro = Micro.run();
         continue;
       }
-      for (int jobs : options.jobsFor(s)) {
+      TreeSet<Integer> sizes = new TreeSet<>();
+      products.forEach(p -> sizes.addAll(options.jobsFor(s, p)));
+      for (int jobs : sizes) {
         for (Product p : products) {
+          if (!options.jobsFor(s, p).contains(jobs)) {
+            continue;
+          }
           Result r = fork(s, p, jobs);
           results.add(r);
           System.out.printf(
@@ -105,6 +111,7 @@ public final class Runner {
     try {
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+      cmd.add("-Xms" + options.childHeap()); // a fixed heap: no resizing during the runs
       cmd.add("-Xmx" + options.childHeap());
       cmd.add("-cp");
       cmd.add(System.getProperty("java.class.path"));

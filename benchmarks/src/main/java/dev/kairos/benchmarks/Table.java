@@ -9,9 +9,16 @@ import java.util.Optional;
 final class Table {
   private final List<String> header;
   private final List<List<String>> rows = new ArrayList<>();
+  private boolean numeric = true;
 
   Table(String... header) {
     this.header = List.of(header);
+  }
+
+  /** Aligns every column left (default: the first left, the others right, for numbers). */
+  Table text() {
+    numeric = false;
+    return this;
   }
 
   Table row(String... cells) {
@@ -28,7 +35,7 @@ final class Table {
     line(sb, header);
     sb.append('|');
     for (int i = 0; i < header.size(); i++) {
-      sb.append(i == 0 ? "---|" : "--:|");
+      sb.append(i == 0 || !numeric ? "---|" : "--:|");
     }
     sb.append('\n');
     rows.forEach(r -> line(sb, r));
@@ -45,6 +52,9 @@ final class Table {
   static String num(double v) {
     if (Double.isNaN(v)) {
       return "–";
+    }
+    if (Double.isInfinite(v)) {
+      return v > 0 ? "∞" : "−∞";
     }
     double a = Math.abs(v);
     String pattern = a >= 100 ? "%,.0f" : a >= 10 ? "%.1f" : a >= 1 ? "%.2f" : "%.3f";
