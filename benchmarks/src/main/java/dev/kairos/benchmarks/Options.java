@@ -179,8 +179,8 @@ record Options(
 
     void set(String name, String value) {
       switch (name) {
-        case "--jobs" ->
-            jobs = Arrays.stream(value.split(",")).map(v -> positive(name, v)).toList();
+        case "--jobs" -> jobs = counts(name, value);
+        case "--db-jobs" -> dbJobs = counts(name, value);
         case "--workers" -> workers = positive(name, value);
         case "--runs" -> runs = positive(name, value);
         case "--products" -> products = products(value);
