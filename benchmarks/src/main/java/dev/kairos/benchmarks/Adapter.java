@@ -18,7 +18,7 @@ interface Adapter extends AutoCloseable {
 
   /** Drops the store (database files, schema). */
   @Override
-  void close() throws Exception;
+  void close();
 
   /** A running (or not yet started) scheduler of the product. */
   interface Instance extends AutoCloseable {
@@ -31,8 +31,11 @@ interface Adapter extends AutoCloseable {
     /** Starts firing. */
     void start() throws Exception;
 
-    /** Stops, waiting for running jobs; the store is kept. */
+    /**
+     * Stops, waiting a bounded time for running jobs; the store is kept. An interrupt while waiting
+     * is kept in the thread's flag.
+     */
     @Override
-    void close() throws Exception;
+    void close();
   }
 }

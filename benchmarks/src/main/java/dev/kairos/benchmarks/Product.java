@@ -1,6 +1,5 @@
 package dev.kairos.benchmarks;
 
-import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Arrays;
@@ -84,7 +83,8 @@ enum Product {
   /** Why the product cannot run here, or empty if it can. */
   Optional<String> unavailable(Options o) {
     if (storage == Storage.POSTGRES) {
-      try (Connection c = DriverManager.getConnection(o.pgUrl(), o.pgUser(), o.pgPassword())) {
+      try {
+        DriverManager.getConnection(o.pgUrl(), o.pgUser(), o.pgPassword()).close();
         return Optional.empty();
       } catch (SQLException e) {
         return Optional.of("PostgreSQL unreachable at " + o.pgUrl() + ": " + e.getMessage());

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.Properties;
+import java.util.UUID;
 import org.quartz.Job;
 import org.quartz.JobBuilder;
 import org.quartz.JobDetail;
@@ -24,10 +25,17 @@ import org.quartz.impl.StdSchedulerFactory;
  * period), one JobDetail per job.
  */
 final class QuartzAdapter implements Adapter {
-  private static final String NAME = "kairos-bench";
+  /** How long {@code close()} waits for Quartz to shut down before leaving it behind. */
+  private static final Duration SHUTDOWN_WAIT = Duration.ofSeconds(30);
 
   private final Store store;
   private final int workers;
+
+  /**
+   * The scheduler name, shared by this adapter's instances (a JDBC store keys its rows by it) and
+   * by no other adapter's, so a scheduler left behind by a hung shutdown is never looked up again.
+   */
+  private final String name = "kairos-bench-" + UUID.randomUUID().toString().substring(0, 8);
 
   /**
    * @param store the database of JobStoreTX, or null for RAMJobStore
@@ -74,10 +82,39 @@ final class QuartzAdapter implements Adapter {
       }
 
       @Override
-      public void close() throws SchedulerException {
-        scheduler.shutdown(true);
+      public void close() {
+        shutdown(scheduler);
       }
     };
+  }
+
+  /**
+   * Shuts Quartz down, waiting for running jobs, but at most {@link #SHUTDOWN_WAIT}. On H2, Quartz
+   * can interrupt its scheduler thread during a commit; H2 then closes the database (a {@code
+   * ClosedByInterruptException} on its file channel) and Quartz's workers retry their write-back
+   * every 15 s for ever, so {@code shutdown(true)} never returns. Such a scheduler is left behind.
+   */
+  private static void shutdown(Scheduler scheduler) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                scheduler.shutdown(true);
+              } catch (SchedulerException e) {
+                System.err.println("Quartz shutdown failed: " + e);
+              }
+            },
+            "quartz-shutdown");
+    t.setDaemon(true);
+    t.start();
+    try {
+      t.join(SHUTDOWN_WAIT.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (t.isAlive()) {
+      System.err.println("Quartz did not shut down within " + SHUTDOWN_WAIT + "; left behind");
+    }
   }
 
   private static JobDetail detail(String key) {
@@ -86,7 +123,7 @@ final class QuartzAdapter implements Adapter {
 
   private Properties properties() {
     Properties p = new Properties();
-    p.setProperty("org.quartz.scheduler.instanceName", NAME);
+    p.setProperty("org.quartz.scheduler.instanceName", name);
     p.setProperty("org.quartz.threadPool.threadCount", Integer.toString(workers));
     p.setProperty(
         "org.quartz.scheduler.batchTriggerAcquisitionMaxCount", Integer.toString(workers));

@@ -283,13 +283,15 @@ final class Report {
     }
     out.append("## Microbenchmarks (JMH)\n\n")
         .append("1 warm-up and 2 measured iterations of 1 s, one fork (short settings; the")
-        .append(" classes' own settings are longer). Score ± 99.9% error.\n\n");
+        .append(" classes' own settings are longer). Score ± 99.9% error where JMH gives one.\n\n");
     Table t = new Table("benchmark", "params", "score", "unit");
     for (Micro.Row r : micro) {
       t.row(
           "`" + r.benchmark() + "`",
           r.params(),
-          Table.num(r.score()) + " ± " + Table.num(r.error()),
+          Double.isNaN(r.error())
+              ? Table.num(r.score())
+              : Table.num(r.score()) + " ± " + Table.num(r.error()),
           r.unit());
     }
     out.append(t.render()).append('\n');

@@ -66,10 +66,14 @@ final class StpeAdapter implements Adapter {
       }
 
       @Override
-      public void close() throws InterruptedException {
+      public void close() {
         gate.countDown();
         stpe.shutdownNow();
-        stpe.awaitTermination(10, TimeUnit.SECONDS);
+        try {
+          stpe.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
       }
     };
   }
