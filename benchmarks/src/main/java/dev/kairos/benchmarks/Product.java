@@ -1,0 +1,109 @@
+package dev.kairos.benchmarks;
+
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/** The products the runner compares, each with the adapter that drives it. */
+enum Product {
+  KAIROS_MEM("kairos-mem", "Kairos, in memory", Storage.MEMORY),
+  KAIROS_H2("kairos-h2", "Kairos, H2 file", Storage.H2),
+  KAIROS_PG("kairos-pg", "Kairos, PostgreSQL", Storage.POSTGRES),
+  STPE("stpe", "ScheduledThreadPoolExecutor", Storage.MEMORY),
+  QUARTZ_RAM("quartz-ram", "Quartz, RAMJobStore", Storage.MEMORY),
+  QUARTZ_H2("quartz-h2", "Quartz, JobStoreTX on H2 file", Storage.H2),
+  QUARTZ_PG("quartz-pg", "Quartz, JobStoreTX on PostgreSQL", Storage.POSTGRES),
+  DBS_H2("dbs-h2", "db-scheduler, H2 file", Storage.H2),
+  DBS_PG("dbs-pg", "db-scheduler, PostgreSQL", Storage.POSTGRES);
+
+  /** Where a product keeps its jobs. */
+  enum Storage {
+    MEMORY,
+    H2,
+    POSTGRES
+  }
+
+  private final String id;
+  private final String title;
+  private final Storage storage;
+
+  Product(String id, String title, Storage storage) {
+    this.id = id;
+    this.title = title;
+    this.storage = storage;
+  }
+
+  String id() {
+    return id;
+  }
+
+  String title() {
+    return title;
+  }
+
+  Storage storage() {
+    return storage;
+  }
+
+  boolean persistent() {
+    return storage != Storage.MEMORY;
+  }
+
+  boolean isKairos() {
+    return id.startsWith("kairos");
+  }
+
+  /** Opens the product's adapter over a fresh store. */
+  Adapter open(Options o) throws Exception {
+    Store store =
+        switch (storage) {
+          case MEMORY -> null;
+          case H2 -> Store.h2(o.dataDir(), id.replace('-', '_'));
+          case POSTGRES ->
+              Store.postgres(o.pgUrl(), o.pgUser(), o.pgPassword(), id.replace('-', '_'));
+        };
+    try {
+      return switch (this) {
+        case KAIROS_MEM -> KairosAdapter.inMemory(o.workers());
+        case KAIROS_H2, KAIROS_PG -> KairosAdapter.jdbc(store, o.workers());
+        case STPE -> new StpeAdapter(o.workers());
+        case QUARTZ_RAM, QUARTZ_H2, QUARTZ_PG -> new QuartzAdapter(store, o.workers());
+        case DBS_H2, DBS_PG -> new DbSchedulerAdapter(store, o.workers(), o.pollInterval());
+      };
+    } catch (Exception | Error e) {
+      if (store != null) {
+        store.close();
+      }
+      throw e;
+    }
+  }
+
+  /** Why the product cannot run here, or empty if it can. */
+  Optional<String> unavailable(Options o) {
+    if (storage == Storage.POSTGRES) {
+      try {
+        DriverManager.getConnection(o.pgUrl(), o.pgUser(), o.pgPassword()).close();
+        return Optional.empty();
+      } catch (SQLException e) {
+        return Optional.of("PostgreSQL unreachable at " + o.pgUrl() + ": " + e.getMessage());
+      }
+    }
+    return Optional.empty();
+  }
+
+  static Product byId(String id) {
+    return Arrays.stream(values())
+        .filter(p -> p.id.equals(id))
+        .findFirst()
+        .orElseThrow(
+            () ->
+                new IllegalArgumentException(
+                    "unknown product '" + id + "'; known: " + String.join(", ", ids())));
+  }
+
+  static List<String> ids() {
+    return Arrays.stream(values()).map(Product::id).toList();
+  }
+}
