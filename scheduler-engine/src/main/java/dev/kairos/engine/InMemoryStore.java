@@ -186,7 +186,9 @@ public final class InMemoryStore implements ClusterStore {
       return;
     }
     JobState s = r.state() == JobState.SCHEDULED ? JobState.RUNNING : r.state();
-    put(
+    // The due time does not change: the index stays as it is. Not a change for the feed either.
+    jobs.put(
+        key,
         new JobRecord(
             r.spec(),
             s,
@@ -286,6 +288,9 @@ public final class InMemoryStore implements ClusterStore {
 
   /** Call only while synchronized. */
   private void logChange(String key) {
+    if (clusterClock == null) {
+      return; // only a shared store keeps a change feed
+    }
     Long previous = lastChange.put(key, ++changeSeq);
     if (previous != null) {
       changeLog.remove(previous);

@@ -10,6 +10,7 @@ import dev.kairos.jdbc.internal.JobRows;
 import dev.kairos.jdbc.internal.JobTable;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.jdbc.internal.RunTable;
+import dev.kairos.jdbc.internal.StartMarks;
 import dev.kairos.jdbc.internal.StoreSettings;
 import dev.kairos.jdbc.internal.WriteBack;
 import dev.kairos.spi.JobRecord;
@@ -86,6 +87,9 @@ public final class JdbcStore implements JobStore {
   /** Default size of the connection pool the store makes for a URL or an H2 folder. */
   public static final int DEFAULT_POOL_SIZE = 8;
 
+  /** Default start-mark delay: runs still going after 1 s are marked RUNNING. */
+  public static final Duration DEFAULT_START_MARK_DELAY = Duration.ofSeconds(1);
+
   /** A job's history is trimmed after every this many of its runs. */
   static final int TRIM_INTERVAL = 10;
 
@@ -101,11 +105,24 @@ public final class JdbcStore implements JobStore {
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
-  private JdbcStore(ConnectionSource source, StoreSettings settings) {
+  /** Start marks, written only for runs still going after the start-mark delay. */
+  private final StartMarks startMarks;
+
+  private JdbcStore(ConnectionSource source, StoreSettings settings, Duration startMarkDelay) {
     this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
     this.settings = settings;
     this.jobs = new JobTable(settings.tablePrefix());
     this.runs = new RunTable(settings.tablePrefix());
+    this.startMarks =
+        new StartMarks(
+            startMarkDelay,
+            marks ->
+                database.inTransaction(
+                    "marking " + marks.size() + " run(s) started",
+                    h -> {
+                      jobs.runsStarted(h, marks);
+                      return null;
+                    }));
   }
 
   /**
@@ -149,6 +166,7 @@ public final class JdbcStore implements JobStore {
   /** Closes the pool the store made, if any; never a user's data source. Idempotent. */
   @Override
   public void close() {
+    startMarks.close();
     database.close();
   }
 
@@ -248,16 +266,12 @@ public final class JdbcStore implements JobStore {
   /** Marks the start synchronously: state RUNNING (if SCHEDULED) and last start; same version. */
   @Override
   public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
-    database.withHandle(
-        "marking the start of job '" + key + "' (fire " + scheduledFireTime + ")",
-        h -> {
-          jobs.runStarted(h, key, start);
-          return null;
-        });
+    startMarks.started(key, start);
   }
 
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
+    startMarks.finished(x.key());
     return database.inTransaction(
         "writing back the run of job '" + x.key() + "' (fire " + x.scheduledFireTime() + ")",
         h -> runFinished(h, x));
@@ -386,6 +400,7 @@ public final class JdbcStore implements JobStore {
     private boolean keepCompleted = true;
     private int historyPerJob = DEFAULT_HISTORY_PER_JOB;
     private Duration historyMaxAge;
+    private Duration startMarkDelay = DEFAULT_START_MARK_DELAY;
 
     private Builder() {}
 
@@ -497,6 +512,20 @@ public final class JdbcStore implements JobStore {
       return this;
     }
 
+    /**
+     * How long a run must last before the store marks it RUNNING (default 1 s). The mark makes the
+     * re-run after a crash carry {@code recovery() == true}; a run that ends sooner costs one
+     * transaction instead of two. A crash within this delay still re-runs the fire, without the
+     * flag. {@link Duration#ZERO} marks every run at its start.
+     */
+    public Builder startMarkDelay(Duration delay) {
+      if (delay == null || delay.isNegative()) {
+        throw new IllegalArgumentException("start mark delay must not be negative: " + delay);
+      }
+      this.startMarkDelay = delay;
+      return this;
+    }
+
     /** The store; nothing is opened until {@link JdbcStore#open()}. */
     public JdbcStore build() {
       if (h2Dir == null && url == null && dataSource == null) {
@@ -520,8 +549,8 @@ public final class JdbcStore implements JobStore {
       }
       return new JdbcStore(
           source,
-          new StoreSettings(
-              tablePrefix, createSchema, keepCompleted, historyPerJob, historyMaxAge));
+          new StoreSettings(tablePrefix, createSchema, keepCompleted, historyPerJob, historyMaxAge),
+          startMarkDelay);
     }
 
     /**

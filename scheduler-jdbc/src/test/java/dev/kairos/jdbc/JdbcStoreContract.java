@@ -4,10 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
+import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import java.time.Duration;
 import java.time.Instant;
@@ -53,6 +57,7 @@ abstract class JdbcStoreContract extends JobStoreContract {
         .tablePrefix(p)
         .historyPerJob(historyPerJob)
         .keepCompleted(keepCompleted)
+        .startMarkDelay(Duration.ZERO) // the contract's exact semantics; deferred marks below
         .build();
   }
 
@@ -340,5 +345,44 @@ abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(row.get("state")).isEqualTo("SCHEDULED");
     assertThat(row.get("due_time").toString()).isEqualTo(T0.getEpochSecond() + ".000000000");
     assertThat(row.get("owner")).isNull();
+  }
+
+  /** With the default delay, a run is marked RUNNING only once it has lasted about a second. */
+  @Test
+  void startMarks_deferred_onlyLongRunsAreMarked() {
+    JdbcStore s = database().builder().tablePrefix(nextPrefix()).build();
+    try {
+      s.upsert(
+          JobRecord.fresh(JobSpec.named("short").handler("h").fixedRate(Duration.ofHours(1)), T0));
+      s.upsert(
+          JobRecord.fresh(JobSpec.named("long").handler("h").fixedRate(Duration.ofHours(1)), T0));
+      s.runStarted("short", T0, T0, "i");
+      s.runStarted("long", T0, T0, "i");
+      JobRecord shortOne = s.find("short").orElseThrow();
+      s.runFinished(
+          new RunResult(
+              "short",
+              shortOne.version(),
+              T0,
+              1,
+              T0,
+              T0.plusMillis(5),
+              RunOutcome.SUCCESS,
+              null,
+              "i",
+              JobState.SCHEDULED,
+              T0.plusSeconds(3600),
+              T0.plusSeconds(3600),
+              FireKind.TIMETABLE,
+              1));
+
+      assertThat(s.find("long").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> s.find("long").orElseThrow().state() == JobState.RUNNING);
+      assertThat(s.find("short").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    } finally {
+      s.close();
+    }
   }
 }

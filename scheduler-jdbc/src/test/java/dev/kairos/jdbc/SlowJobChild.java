@@ -8,8 +8,8 @@ import java.time.Duration;
 
 /**
  * Child JVM of {@link H2CrashTest}: starts a scheduler on the system clock over an H2 file and
- * schedules an hourly job that, once running, prints "RUNNING key scheduledFireTime" and sleeps a
- * minute, so the parent can kill the JVM in the middle of the run. Argument: folder.
+ * schedules an hourly job that, once running for 2 s, prints "RUNNING key scheduledFireTime" and
+ * sleeps a minute, so the parent can kill the JVM in the middle of the run. Argument: folder.
  */
 final class SlowJobChild {
   static final String KEY = "slow-job";
@@ -23,6 +23,8 @@ final class SlowJobChild {
             .handler(
                 "slow",
                 ctx -> {
+                  // Past the store's start-mark delay (1 s), so the row is marked RUNNING.
+                  Thread.sleep(JdbcStore.DEFAULT_START_MARK_DELAY.multipliedBy(2).toMillis());
                   System.out.println("RUNNING " + ctx.key() + " " + ctx.scheduledFireTime());
                   System.out.flush();
                   Thread.sleep(Duration.ofSeconds(60).toMillis());

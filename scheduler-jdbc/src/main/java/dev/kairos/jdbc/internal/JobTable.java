@@ -145,6 +145,15 @@ public final class JobTable {
     h.createUpdate(runStarted).bind("key", key).bind("start", decimal(start)).execute();
   }
 
+  /** {@link #runStarted} for several runs, in one batch. */
+  public void runsStarted(Handle h, java.util.List<StartMarks.Mark> marks) {
+    var batch = h.prepareBatch(runStarted);
+    for (StartMarks.Mark m : marks) {
+      batch.bind("key", m.key()).bind("start", decimal(m.start())).add();
+    }
+    batch.execute();
+  }
+
   /** Sets the schedule state, statistics and version of the record's row. */
   public void runFinished(Handle h, JobRecord r) {
     var u = h.createUpdate(runFinished).bind("key", r.key()).bind("version", r.version());
