@@ -6,6 +6,7 @@ import dev.kairos.StoreException;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.jdbc.internal.ConnectionSource;
 import dev.kairos.jdbc.internal.Database;
+import dev.kairos.jdbc.internal.GroupCommit;
 import dev.kairos.jdbc.internal.JobRows;
 import dev.kairos.jdbc.internal.JobTable;
 import dev.kairos.jdbc.internal.Migrations;
@@ -104,6 +105,10 @@ public final class JdbcStore implements JobStore {
 
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
+
+  /** Write-backs that arrive together are committed together. */
+  private final GroupCommit<RunResult, Optional<JobRecord>> writeBacks =
+      new GroupCommit<>(RunResult::key);
 
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
@@ -272,9 +277,26 @@ public final class JdbcStore implements JobStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    return database.inTransaction(
-        "writing back the run of job '" + x.key() + "' (fire " + x.scheduledFireTime() + ")",
-        h -> runFinished(h, x));
+    return writeBacks.submit(
+        x,
+        batch ->
+            database.inTransaction(
+                "writing back " + batch.size() + " runs",
+                h -> {
+                  List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
+                  for (RunResult one : batch) {
+                    out.add(runFinished(h, one));
+                  }
+                  return out;
+                }),
+        one ->
+            database.inTransaction(
+                "writing back the run of job '"
+                    + one.key()
+                    + "' (fire "
+                    + one.scheduledFireTime()
+                    + ")",
+                h -> runFinished(h, one)));
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
