@@ -3,16 +3,20 @@ package dev.kairos.jdbc;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.jdbc.internal.ChangeFeed;
+import dev.kairos.jdbc.internal.ChangeSignal;
+import dev.kairos.jdbc.internal.ClusterTable;
 import dev.kairos.jdbc.internal.ConnectionSource;
 import dev.kairos.jdbc.internal.Database;
+import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.jdbc.internal.JobRows;
 import dev.kairos.jdbc.internal.JobTable;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.jdbc.internal.RunTable;
 import dev.kairos.jdbc.internal.StoreSettings;
 import dev.kairos.jdbc.internal.WriteBack;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
@@ -22,7 +26,10 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -54,8 +61,15 @@ import org.slf4j.LoggerFactory;
  * at WARN once and skipped by {@link #due} and {@link #findAll}; {@link #find} throws a {@link
  * StoreException} naming its key. The store never deletes or rewrites such a row by itself; {@link
  * #upsert} of its key replaces its definition.
+ *
+ * <p>Several scheduler instances (processes) can share one PostgreSQL database in <b>cluster
+ * mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed before it
+ * runs, so it runs on one live instance; a fire whose instance died is re-run elsewhere once its
+ * lease expires; changes made through any instance reach the others through a change feed and
+ * LISTEN/NOTIFY. Leases and liveness are judged by the database's clock. Every instance sharing the
+ * tables must be clustered.
  */
-public final class JdbcStore implements JobStore {
+public final class JdbcStore implements ClusterStore {
   /*
    * Design notes.
    *
@@ -74,6 +88,17 @@ public final class JdbcStore implements JobStore {
    *
    * History is trimmed in runFinished() every TRIM_INTERVAL runs of a job, not on every run;
    * history() reads at most historyPerJob rows, so the count limit is exact anyway.
+   *
+   * Cluster mode (see ClusterTable and ChangeFeed for the SQL and its reasoning). The feed is kept
+   * in every mode: each write of a job row stamps it, each deletion leaves a tombstone, so that a
+   * plain store (an administration tool, say) may schedule jobs that clustered instances then
+   * learn about. Only notifications (ChangeSignal) and claims are cluster mode's own. A claim that
+   * failed with an error is remembered (inDoubt): its commit may have succeeded with the
+   * acknowledgement lost, so the engine's retry recognises the claim as its own instead of losing
+   * the fire to its own lease.
+   *
+   * The statements depend on the dialect, known once the database is open: tables() builds them
+   * on first use.
    */
 
   /** Default prefix of the table names. */
@@ -88,22 +113,38 @@ public final class JdbcStore implements JobStore {
   /** A job's history is trimmed after every this many of its runs. */
   static final int TRIM_INTERVAL = 10;
 
+  /** Instances silent for longer are removed from {@code <prefix>instances} when one registers. */
+  static final Duration FORGET_INSTANCES_AFTER = Duration.ofDays(1);
+
+  /** A plain store warns at open if clustered instances sent a heartbeat within this. */
+  static final Duration LIVE_WITHIN = Duration.ofMinutes(2);
+
   private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,30}");
   private static final String UNIQUE_VIOLATION = "23505";
 
   private final Database database;
+  private final ConnectionSource source;
   private final StoreSettings settings;
-  private final JobTable jobs;
   private final RunTable runs;
+
+  /** The dialect's statements, built on first use. */
+  private volatile Tables tables;
 
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
+  /** Claims (key@version) whose call failed: maybe committed, acknowledgement lost. */
+  private final Set<String> inDoubt = ConcurrentHashMap.newKeySet();
+
+  /** The statements of one dialect, and how other instances are told of changes. */
+  private record Tables(
+      Dialect dialect, JobTable jobs, ClusterTable cluster, ChangeFeed feed, ChangeSignal signal) {}
+
   private JdbcStore(ConnectionSource source, StoreSettings settings) {
     this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
+    this.source = source;
     this.settings = settings;
-    this.jobs = new JobTable(settings.tablePrefix());
     this.runs = new RunTable(settings.tablePrefix());
   }
 
@@ -142,12 +183,77 @@ public final class JdbcStore implements JobStore {
   @Override
   public void open() {
     database.open();
-    log.info("job store opened: {}, schema version {}", this, Migrations.latest());
+    Tables t = tables();
+    log.info(
+        "job store opened: {}, schema version {}, {}",
+        this,
+        Migrations.latest(),
+        settings.clustered()
+            ? "cluster mode, changes signalled by " + t.signal()
+            : "single instance");
   }
 
-  /** Closes the pool the store made, if any; never a user's data source. Idempotent. */
+  /** The statements, built once the database is open (which the first call does). */
+  private Tables tables() {
+    Tables t = tables;
+    if (t != null) {
+      return t;
+    }
+    synchronized (this) {
+      if (tables == null) {
+        Dialect d = database.dialect();
+        String prefix = settings.tablePrefix();
+        if (settings.clustered() && d == Dialect.H2 && Builder.isEmbeddedH2(database.url())) {
+          database.close();
+          throw new StoreException(
+              "cluster mode needs a database several processes share (PostgreSQL, or an H2"
+                  + " server URL), not the embedded H2 database "
+                  + database.url());
+        }
+        ChangeSignal signal =
+            settings.clustered() && d == Dialect.POSTGRESQL
+                ? ChangeSignal.postgres(
+                    database, source, prefix.toLowerCase(Locale.ROOT) + "changes")
+                : ChangeSignal.polling();
+        Tables built =
+            new Tables(
+                d,
+                new JobTable(prefix, d),
+                new ClusterTable(prefix, d),
+                new ChangeFeed(prefix, d),
+                signal);
+        if (!settings.clustered()) {
+          warnIfClusterRuns(built);
+        }
+        tables = built;
+      }
+      return tables;
+    }
+  }
+
+  private void warnIfClusterRuns(Tables t) {
+    List<String> live =
+        database.withHandle(
+            "reading the cluster's instances", h -> t.cluster().live(h, LIVE_WITHIN));
+    if (!live.isEmpty()) {
+      log.warn(
+          "instances {} use tables {}* in cluster mode, but this store is not clustered: fires"
+              + " run through it are not claimed and may run twice; build it with clustered(true)",
+          live,
+          settings.tablePrefix());
+    }
+  }
+
+  /**
+   * Closes the pool the store made, if any (never a user's data source), and in cluster mode the
+   * connection listening for changes. Idempotent.
+   */
   @Override
   public void close() {
+    Tables t = tables;
+    if (t != null) {
+      t.signal().close();
+    }
     database.close();
   }
 
@@ -156,19 +262,25 @@ public final class JdbcStore implements JobStore {
   @Override
   public Upsert upsert(JobRecord fresh) {
     String what = "upserting job '" + fresh.key() + "'";
+    Upsert u;
     try {
-      return database.inTransaction(what, h -> upsert(h, fresh));
+      u = database.inTransaction(what, h -> upsert(h, fresh));
     } catch (StoreException e) {
       if (!isUniqueViolation(e)) {
         throw e;
       }
       // Another instance inserted the key between our SELECT and INSERT: it is an update now.
       log.debug("job '{}': inserted concurrently; upserting again", fresh.key());
-      return database.inTransaction(what, h -> upsert(h, fresh));
+      u = database.inTransaction(what, h -> upsert(h, fresh));
     }
+    if (u.change() != Upsert.Change.UNCHANGED) {
+      signal();
+    }
+    return u;
   }
 
   private Upsert upsert(Handle h, JobRecord fresh) {
+    JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
       JobRecord created = fresh.withVersion(0);
@@ -185,6 +297,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public Optional<JobRecord> find(String key) {
+    JobTable jobs = tables().jobs();
     return database
         .withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
         .map(row -> readableOrThrow(row));
@@ -192,36 +305,45 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public List<JobRecord> findAll() {
-    List<JobRows.Row> rows = database.withHandle("reading all jobs", jobs::findAll);
-    List<JobRecord> out = new ArrayList<>(rows.size());
-    for (JobRows.Row row : rows) {
-      readable(row).ifPresent(out::add);
-    }
-    return out;
+    return readableOnly(database.withHandle("reading all jobs", tables().jobs()::findAll));
   }
 
   @Override
   public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-    return database.inTransaction(
-        "replacing job '" + updated.key() + "' at version " + expectedVersion,
-        h ->
-            jobs.replace(h, updated, expectedVersion)
-                ? Optional.of(reread(h, updated.key()))
-                : Optional.empty());
+    JobTable jobs = tables().jobs();
+    Optional<JobRecord> stored =
+        database.inTransaction(
+            "replacing job '" + updated.key() + "' at version " + expectedVersion,
+            h ->
+                jobs.replace(h, updated, expectedVersion)
+                    ? Optional.of(reread(h, updated.key()))
+                    : Optional.empty());
+    stored.ifPresent(r -> signal());
+    return stored;
   }
 
   @Override
   public boolean delete(String key) {
-    return database.inTransaction(
-        "deleting job '" + key + "'",
-        h -> {
-          runs.deleteAll(h, key);
-          return jobs.delete(h, key);
-        });
+    boolean deleted = database.inTransaction("deleting job '" + key + "'", h -> delete(h, key));
+    if (deleted) {
+      signal();
+    }
+    return deleted;
+  }
+
+  /** Deletes the job and its history, leaving a tombstone for the change feed. */
+  private boolean delete(Handle h, String key) {
+    runs.deleteAll(h, key);
+    boolean deleted = tables().jobs().delete(h, key);
+    if (deleted) {
+      tables().feed().deleted(h, key);
+    }
+    return deleted;
   }
 
   @Override
   public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
+    JobTable jobs = tables().jobs();
     return database.withHandle(
         "reading jobs due before " + before + " after " + after,
         h -> {
@@ -250,19 +372,23 @@ public final class JdbcStore implements JobStore {
     database.withHandle(
         "marking the start of job '" + key + "' (fire " + scheduledFireTime + ")",
         h -> {
-          jobs.runStarted(h, key, start);
+          tables().jobs().runStarted(h, key, start);
           return null;
         });
   }
 
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
-    return database.inTransaction(
-        "writing back the run of job '" + x.key() + "' (fire " + x.scheduledFireTime() + ")",
-        h -> runFinished(h, x));
+    Optional<JobRecord> stored =
+        database.inTransaction(
+            "writing back the run of job '" + x.key() + "' (fire " + x.scheduledFireTime() + ")",
+            h -> runFinished(h, x));
+    signal();
+    return stored;
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
+    JobTable jobs = tables().jobs();
     Optional<JobRows.Row> row = jobs.find(h, x.key(), true);
     if (row.isEmpty() || readable(row.get()).isEmpty()) {
       return Optional.empty(); // an unreadable row is left as it is, RUNNING: recovered once fixed
@@ -274,14 +400,15 @@ public final class JdbcStore implements JobStore {
     if (settings.historyPerJob() > 0) {
       runs.insert(h, x);
     }
-    JobRecord updated = WriteBack.apply(stored, x);
+    String owner = row.get().owner();
+    boolean leasedToOther = owner != null && !owner.equals(x.instance());
+    JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
     if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
-      runs.deleteAll(h, x.key());
-      jobs.delete(h, x.key());
+      delete(h, x.key());
       return Optional.empty();
     }
-    jobs.runFinished(h, updated);
-    trimHistory(h, updated, x.end());
+    trimHistory(h, updated, x.end()); // before the update, whose change stamp should come last
+    jobs.runFinished(h, updated, WriteBack.keepsClaim(stored, x, leasedToOther));
     return Optional.of(updated);
   }
 
@@ -307,7 +434,152 @@ public final class JdbcStore implements JobStore {
         "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
   }
 
+  // ---- cluster -------------------------------------------------------------------------------
+
+  /** True if built with {@link Builder#clustered(boolean) clustered(true)}. */
+  @Override
+  public boolean clustered() {
+    return settings.clustered();
+  }
+
+  @Override
+  public void register(String instance) {
+    ClusterTable cluster = tables().cluster();
+    database.inTransaction(
+        "registering instance " + instance,
+        h -> {
+          cluster.register(h, instance, FORGET_INSTANCES_AFTER);
+          return null;
+        });
+  }
+
+  @Override
+  public void heartbeat(String instance) {
+    ClusterTable cluster = tables().cluster();
+    database.inTransaction(
+        "recording the heartbeat of instance " + instance,
+        h -> {
+          cluster.heartbeat(h, instance);
+          return null;
+        });
+  }
+
+  @Override
+  public void deregister(String instance) {
+    ClusterTable cluster = tables().cluster();
+    database.withHandle(
+        "deregistering instance " + instance,
+        h -> {
+          cluster.deregister(h, instance);
+          return null;
+        });
+  }
+
+  /** Registered instances and their last heartbeat by the database clock, by id. */
+  public Map<String, Instant> instances() {
+    return database.withHandle("reading the cluster's instances", tables().cluster()::instances);
+  }
+
+  @Override
+  public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+    Tables t = tables();
+    String what =
+        "claiming job '" + expected.key() + "' (due " + expected.dueTime() + ") for " + instance;
+    String claim = expected.key() + "@" + expected.version();
+    boolean repeated = inDoubt.remove(claim);
+    Optional<ClusterTable.Claim> won;
+    try {
+      won =
+          t.dialect().updateReturns()
+              ? database.withHandle(what, h -> t.cluster().claim(h, expected, instance, lease))
+              : database.inTransaction(what, h -> t.cluster().claim(h, expected, instance, lease));
+      if (won.isEmpty() && repeated) {
+        won = database.withHandle(what, h -> t.cluster().ownClaim(h, expected, instance));
+      }
+    } catch (StoreException e) {
+      if (inDoubt.size() > 10_000) {
+        inDoubt.clear(); // never retried (a closed scheduler's): don't grow without bound
+      }
+      inDoubt.add(claim);
+      throw e;
+    }
+    if (won.isEmpty()) {
+      return Optional.empty();
+    }
+    signal();
+    boolean recovery = won.get().recovery();
+    return readable(won.get().row()).map(r -> new Claimed(r, recovery));
+  }
+
+  @Override
+  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    ClusterTable cluster = tables().cluster();
+    return database.withHandle(
+        "renewing the leases of instance " + instance,
+        h -> cluster.renew(h, instance, keys, lease));
+  }
+
+  @Override
+  public List<JobRecord> expiredClaims(int limit) {
+    ClusterTable cluster = tables().cluster();
+    List<JobRows.Row> rows =
+        database.withHandle("reading expired claims", h -> cluster.expired(h, limit));
+    return readableOnly(rows);
+  }
+
+  @Override
+  public Changes changesSince(long cursor, int limit) {
+    ChangeFeed feed = tables().feed();
+    ChangeFeed.Page page =
+        database.withHandle(
+            "reading changes after " + cursor,
+            h -> feed.read(h, cursor, limit, settings.changeSettle()));
+    return new Changes(readableOnly(page.changed()), page.deleted(), page.cursor());
+  }
+
+  @Override
+  public long changeCursor() {
+    ChangeFeed feed = tables().feed();
+    return database.withHandle(
+        "reading the change cursor", h -> feed.cursor(h, settings.changeSettle()));
+  }
+
+  /**
+   * Waits for a notification on PostgreSQL in cluster mode (LISTEN/NOTIFY, on a connection of its
+   * own); otherwise just waits {@code max}.
+   */
+  @Override
+  public boolean awaitChange(Duration max) throws InterruptedException {
+    return tables().signal().await(max);
+  }
+
+  /** The database clock, which judges leases and liveness. */
+  @Override
+  public Instant storeNow() {
+    ChangeFeed feed = tables().feed();
+    return database.withHandle("reading the database clock", feed::now);
+  }
+
+  /** A write committed: tell other instances (cluster mode on PostgreSQL only). */
+  private void signal() {
+    Tables t = tables;
+    if (t != null) {
+      t.signal().changed();
+    }
+  }
+
   // ---- helpers -------------------------------------------------------------------------------
+
+  private List<JobRecord> readableOnly(List<JobRows.Row> rows) {
+    List<JobRecord> out = new ArrayList<>(rows.size());
+    for (JobRows.Row row : rows) {
+      readable(row).ifPresent(out::add);
+    }
+    return out;
+  }
 
   /** The row's record, or empty after logging (once per key) that it cannot be read. */
   private Optional<JobRecord> readable(JobRows.Row row) {
@@ -339,7 +611,9 @@ public final class JdbcStore implements JobStore {
 
   private JobRecord reread(Handle h, String key) {
     return readableOrThrow(
-        jobs.find(h, key, false)
+        tables()
+            .jobs()
+            .find(h, key, false)
             .orElseThrow(() -> new StoreException("job '" + key + "' vanished")));
   }
 
@@ -385,6 +659,8 @@ public final class JdbcStore implements JobStore {
     private boolean keepCompleted = true;
     private int historyPerJob = DEFAULT_HISTORY_PER_JOB;
     private Duration historyMaxAge;
+    private boolean clustered;
+    private Duration changeSettle = ChangeFeed.SETTLE;
 
     private Builder() {}
 
@@ -496,10 +772,36 @@ public final class JdbcStore implements JobStore {
       return this;
     }
 
+    /**
+     * Cluster mode (default false): several scheduler instances, in one process or many, share the
+     * tables, and each fire runs on one live instance. Every instance sharing the tables must be
+     * clustered. It needs a database several processes can reach: PostgreSQL (which also notifies
+     * the instances of changes at once), or an H2 server ({@code jdbc:h2:tcp:...}, {@code
+     * AUTO_SERVER=TRUE}) or in-memory database ({@code jdbc:h2:mem:...}, one JVM), which are
+     * polled. An embedded H2 file ({@link #h2(Path)}, {@code jdbc:h2:file:...}) is refused: only
+     * one process can open it, so there is nothing to share.
+     */
+    public Builder clustered(boolean clustered) {
+      this.clustered = clustered;
+      return this;
+    }
+
+    /** For tests: how long after its stamp a change counts as settled (see ChangeFeed). */
+    Builder changeSettle(Duration settle) {
+      this.changeSettle = settle;
+      return this;
+    }
+
     /** The store; nothing is opened until {@link JdbcStore#open()}. */
     public JdbcStore build() {
       if (h2Dir == null && url == null && dataSource == null) {
         throw new IllegalStateException("no database: call h2(dir), url(...) or dataSource(...)");
+      }
+      if (clustered && (h2Dir != null || isEmbeddedH2(url))) {
+        throw new IllegalStateException(
+            "cluster mode needs a database several processes share (PostgreSQL, or an H2 server"
+                + " URL), not the embedded H2 file "
+                + (h2Dir != null ? h2Dir.toString() : redact(url)));
       }
       if (url == null && (user != null || password != null)) {
         throw new IllegalStateException("user and password apply to url(...) only");
@@ -520,7 +822,29 @@ public final class JdbcStore implements JobStore {
       return new JdbcStore(
           source,
           new StoreSettings(
-              tablePrefix, createSchema, keepCompleted, historyPerJob, historyMaxAge));
+              tablePrefix,
+              createSchema,
+              keepCompleted,
+              historyPerJob,
+              historyMaxAge,
+              clustered,
+              changeSettle));
+    }
+
+    /**
+     * True for the URL of an H2 database file opened in this process: not {@code tcp:} or {@code
+     * ssl:} (a server), not {@code mem:} (in this JVM only, but shared by its stores), not {@code
+     * AUTO_SERVER=TRUE} (other processes reach it through the first one's server). Null: false.
+     */
+    static boolean isEmbeddedH2(String url) {
+      if (url == null || !url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
+        return false;
+      }
+      String rest = url.substring(8).toLowerCase(Locale.ROOT);
+      return !(rest.startsWith("tcp:")
+          || rest.startsWith("ssl:")
+          || rest.startsWith("mem:")
+          || rest.replace(" ", "").contains(";auto_server=true"));
     }
 
     /**

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kairos.JobSpec;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.Upsert;
@@ -290,7 +291,7 @@ abstract class JdbcStoreContract extends JobStoreContract {
                   .orElseThrow()
                   .get("n"))
           .asString()
-          .isEqualTo("1");
+          .isEqualTo(String.valueOf(Migrations.latest()));
     } finally {
       again.close();
     }

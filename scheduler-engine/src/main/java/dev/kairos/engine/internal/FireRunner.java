@@ -125,7 +125,7 @@ final class FireRunner {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
-        return afterLostClaim(taken.key());
+        return afterLostClaim(taken);
       }
       r = claimed.get().record();
       recovery = claimed.get().recovery();
@@ -278,12 +278,20 @@ final class FireRunner {
 
   /**
    * The claim was lost. If the winner has already written back, continue from its state; if it is
-   * still running, drop the entry: its write-back reaches us through the change feed.
+   * still running, drop the entry: its write-back reaches us through the change feed. Drop it too
+   * if the job is as it was taken (same version and due time): then another instance holds a live
+   * lease on it (a trigger or a new definition arrived during that instance's run), and re-queueing
+   * would retry the claim in a tight loop until the lease ends; the holder's write-back comes
+   * through the feed, and if the holder dies its expired lease is recovered.
    */
-  private JobRecord afterLostClaim(String key) {
-    return retrying("reading job '" + key + "'", () -> cluster.find(key))
+  private JobRecord afterLostClaim(JobRecord taken) {
+    return retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
         .flatMap(r -> r)
         .filter(r -> r.state() != JobState.RUNNING)
+        .filter(
+            r ->
+                r.version() != taken.version()
+                    || !java.util.Objects.equals(r.dueTime(), taken.dueTime()))
         .orElse(null);
   }
 
