@@ -29,14 +29,23 @@ import org.slf4j.LoggerFactory;
  * reads the feed at least every poll interval anyway.
  *
  * <p><b>Receiving.</b> {@link #await} listens on a connection of its own, outside the pool (see
- * {@link ConnectionSource#dedicated()}), and blocks in {@code PGConnection#getNotifications}. A
- * failed listener is closed and re-opened by the next call, which returns true since notifications
- * may have been missed meanwhile; a connection idle for {@link #CHECK_EVERY} is checked, so a
- * silently dead one is noticed too. Only the cluster's sync thread calls it.
+ * {@link ConnectionSource#dedicated()}), and blocks in {@code PGConnection#getNotifications}. It
+ * returns at most every {@link #GATHER} when notified, gathering what arrives meanwhile: each
+ * notified return costs the caller a read of the feed, and with many writing instances the
+ * notifications would otherwise make every instance read it tens of times a second. A failed
+ * listener is closed and re-opened by the next call, which returns true since notifications may
+ * have been missed meanwhile; a connection idle for {@link #CHECK_EVERY} is checked, so a silently
+ * dead one is noticed too. Only the cluster's sync thread calls it.
  */
 public final class ChangeSignal implements AutoCloseable {
   /** Shortest interval between two notifications sent by one store. */
-  public static final Duration NOTIFY_INTERVAL = Duration.ofMillis(50);
+  public static final Duration NOTIFY_INTERVAL = Duration.ofMillis(100);
+
+  /**
+   * Shortest interval between two notified returns of {@link #await}: notifications arriving sooner
+   * are gathered into one, so the feed is read at most this often however many instances write.
+   */
+  public static final Duration GATHER = Duration.ofMillis(100);
 
   /** A listening connection that received nothing for this long is checked. */
   static final Duration CHECK_EVERY = Duration.ofSeconds(10);
@@ -74,6 +83,9 @@ public final class ChangeSignal implements AutoCloseable {
 
   /** When the listener last received or was checked (System.nanoTime). */
   private long lastHeard;
+
+  /** When {@link #await} last returned notified (System.nanoTime). Guarded by listening. */
+  private long lastNotified;
 
   private ChangeSignal(String channel, Database database, ConnectionSource source) {
     this.channel = channel;
@@ -185,14 +197,18 @@ public final class ChangeSignal implements AutoCloseable {
       }
       try {
         checkIfIdle(c);
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, max.toMillis()));
-        PGNotification[] got = c.unwrap(PGConnection.class).getNotifications(millis);
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
-        boolean notified = got != null && got.length > 0;
+        PGConnection pg = c.unwrap(PGConnection.class);
+        boolean notified = receive(pg, max.toMillis());
         if (notified) {
           lastHeard = System.nanoTime();
+          long early = GATHER.toNanos() - (lastHeard - lastNotified);
+          if (early > 0) {
+            receive(pg, TimeUnit.NANOSECONDS.toMillis(early)); // gather, and drop, what comes
+          }
+          lastNotified = System.nanoTime();
+        }
+        if (Thread.interrupted()) {
+          throw new InterruptedException();
         }
         return notified;
       } catch (SQLException e) {
@@ -207,6 +223,13 @@ public final class ChangeSignal implements AutoCloseable {
         return true;
       }
     }
+  }
+
+  /** Waits up to {@code millis} (at least 1) for notifications; true if any arrived. */
+  private static boolean receive(PGConnection pg, long millis) throws SQLException {
+    int wait = (int) Math.max(1, Math.min(Integer.MAX_VALUE, millis));
+    PGNotification[] got = pg.getNotifications(wait);
+    return got != null && got.length > 0;
   }
 
   /** Call only holding {@code listening}. Opens and returns the listener, or null if it fails. */
