@@ -50,12 +50,14 @@ import org.slf4j.LoggerFactory;
  * JobStore store = JdbcStore.builder()
  *     .url("jdbc:postgresql://db/app").user("app").password(secret)
  *     .tablePrefix("kairos_").historyPerJob(50).keepCompleted(false)
+ *     .clustered(true)                                     // several instances share it
  *     .build();
  * }</pre>
  *
- * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>schema_version}) are
- * created or upgraded by {@link #open()}, unless {@link Builder#createSchema(boolean)
- * createSchema(false)}: the DDL ships as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
+ * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>schema_version}, and for
+ * cluster mode {@code <prefix>instances}, {@code <prefix>deleted_jobs}) are created or upgraded by
+ * {@link #open()}, unless {@link Builder#createSchema(boolean) createSchema(false)}: the DDL ships
+ * as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
  *
  * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind) is logged
  * at WARN once and skipped by {@link #due} and {@link #findAll}; {@link #find} throws a {@link
@@ -203,12 +205,13 @@ public final class JdbcStore implements ClusterStore {
       if (tables == null) {
         Dialect d = database.dialect();
         String prefix = settings.tablePrefix();
-        if (settings.clustered() && d == Dialect.H2 && Builder.isEmbeddedH2(database.url())) {
+        String url = database.url();
+        if (settings.clustered() && d == Dialect.H2 && Builder.isEmbeddedH2(url)) {
           database.close();
           throw new StoreException(
               "cluster mode needs a database several processes share (PostgreSQL, or an H2"
                   + " server URL), not the embedded H2 database "
-                  + database.url());
+                  + url);
         }
         ChangeSignal signal =
             settings.clustered() && d == Dialect.POSTGRESQL
