@@ -4,6 +4,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
@@ -240,7 +241,7 @@ public final class InMemoryStore implements ClusterStore {
         new JobRecord(
             r.spec(),
             state,
-            current ? x.nextFireTime() : r.nextFireTime(),
+            current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
             current ? x.dueTime() : r.dueTime(),
             current ? x.dueKind() : r.dueKind(),
             current ? x.nextAttempt() : r.attempt(),

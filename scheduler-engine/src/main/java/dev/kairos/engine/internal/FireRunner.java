@@ -59,8 +59,9 @@ final class FireRunner {
     JobRecord stored = null;
     try {
       stored = process(e, e.record);
-      if (stored != null && e.triggerRequested) {
-        stored = applyTrigger(stored);
+      if (e.triggerRequested) {
+        stored =
+            stored != null ? applyTrigger(stored) : cluster != null ? triggerInStore(e.key) : null;
       }
     } catch (RuntimeException ex) {
       log.error(
@@ -378,6 +379,35 @@ final class FireRunner {
             FireKind.TRIGGER,
             1);
     return replace(stored, triggered);
+  }
+
+  /**
+   * Cluster mode: a trigger requested while this instance tried, and lost, the claim of the job (so
+   * it was "running" here only for that attempt) goes to the store, for whichever instance runs the
+   * job next, as {@code triggerNow} does for a job that does not run here.
+   */
+  private JobRecord triggerInStore(String key) {
+    for (; ; ) {
+      Optional<JobRecord> current =
+          retrying("reading job '" + key + "'", () -> cluster.find(key)).flatMap(r -> r);
+      if (current.isEmpty()) {
+        return null;
+      }
+      JobRecord r = current.get();
+      JobRecord triggered =
+          r.withSchedule(
+              r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state(),
+              r.nextFireTime(),
+              config.time().now(),
+              FireKind.TRIGGER,
+              1);
+      Optional<JobRecord> stored =
+          retrying("triggering job '" + key + "'", () -> cluster.replace(triggered, r.version()))
+              .flatMap(x -> x);
+      if (stored.isPresent() || closing.getAsBoolean()) {
+        return stored.orElse(null);
+      }
+    }
   }
 
   private static String trim(String s) {

@@ -2,6 +2,7 @@ package dev.kairos.jdbc.internal;
 
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import java.util.Objects;
@@ -14,7 +15,9 @@ public final class WriteBack {
    * The record after the run, as {@code InMemoryStore} computes it: statistics always; the result's
    * schedule state and a new version if the record is at the version the run was taken at, else the
    * stored schedule state with RUNNING turned back to SCHEDULED, unless another instance holds the
-   * claim (cluster mode: its run is under way, or its lease expires and the fire is recovered).
+   * claim (cluster mode: its run is under way, or its lease expires and the fire is recovered). A
+   * trigger set meanwhile keeps its due time, but the next timetable fire is the result's: the fire
+   * that ran must not run again after the trigger.
    *
    * @param leasedToOther true if the row's claim belongs to an instance other than the result's
    */
@@ -28,7 +31,7 @@ public final class WriteBack {
     return new JobRecord(
         r.spec(),
         state,
-        current ? x.nextFireTime() : r.nextFireTime(),
+        current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
         current ? x.dueTime() : r.dueTime(),
         current ? x.dueKind() : r.dueKind(),
         current ? x.nextAttempt() : r.attempt(),
