@@ -4,8 +4,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.jdbc.internal.ChangeFeed;
-import dev.kairos.jdbc.internal.ChangeSignal;
-import dev.kairos.jdbc.internal.ClusterTable;
+import dev.kairos.jdbc.internal.Cluster;
 import dev.kairos.jdbc.internal.ConnectionSource;
 import dev.kairos.jdbc.internal.Database;
 import dev.kairos.jdbc.internal.Dialect;
@@ -91,13 +90,11 @@ public final class JdbcStore implements ClusterStore {
    * History is trimmed in runFinished() every TRIM_INTERVAL runs of a job, not on every run;
    * history() reads at most historyPerJob rows, so the count limit is exact anyway.
    *
-   * Cluster mode (see ClusterTable and ChangeFeed for the SQL and its reasoning). The feed is kept
-   * in every mode: each write of a job row stamps it, each deletion leaves a tombstone, so that a
-   * plain store (an administration tool, say) may schedule jobs that clustered instances then
-   * learn about. Only notifications (ChangeSignal) and claims are cluster mode's own. A claim that
-   * failed with an error is remembered (inDoubt): its commit may have succeeded with the
-   * acknowledgement lost, so the engine's retry recognises the claim as its own instead of losing
-   * the fire to its own lease.
+   * Cluster mode lives in internal.Cluster (ClusterTable, ChangeFeed and ChangeSignal hold the SQL,
+   * the feed and the notifications, with their reasoning). The feed is kept in every mode: each
+   * write of a job row stamps it, each deletion leaves a tombstone, so that a plain store (an
+   * administration tool, say) may schedule jobs that clustered instances then learn about. Only
+   * notifications and claims are cluster mode's own.
    *
    * The statements depend on the dialect, known once the database is open: tables() builds them
    * on first use.
@@ -115,12 +112,6 @@ public final class JdbcStore implements ClusterStore {
   /** A job's history is trimmed after every this many of its runs. */
   static final int TRIM_INTERVAL = 10;
 
-  /** Instances silent for longer are removed from {@code <prefix>instances} when one registers. */
-  static final Duration FORGET_INSTANCES_AFTER = Duration.ofDays(1);
-
-  /** A plain store warns at open if clustered instances sent a heartbeat within this. */
-  static final Duration LIVE_WITHIN = Duration.ofMinutes(2);
-
   private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,30}");
   private static final String UNIQUE_VIOLATION = "23505";
@@ -136,12 +127,8 @@ public final class JdbcStore implements ClusterStore {
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
-  /** Claims (key@version) whose call failed: maybe committed, acknowledgement lost. */
-  private final Set<String> inDoubt = ConcurrentHashMap.newKeySet();
-
-  /** The statements of one dialect, and how other instances are told of changes. */
-  private record Tables(
-      Dialect dialect, JobTable jobs, ClusterTable cluster, ChangeFeed feed, ChangeSignal signal) {}
+  /** The statements of one dialect, and the cluster side of the store. */
+  private record Tables(JobTable jobs, Cluster cluster) {}
 
   private JdbcStore(ConnectionSource source, StoreSettings settings) {
     this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
@@ -191,7 +178,7 @@ public final class JdbcStore implements ClusterStore {
         this,
         Migrations.latest(),
         settings.clustered()
-            ? "cluster mode, changes signalled by " + t.signal()
+            ? "cluster mode, changes signalled by " + t.cluster()
             : "single instance");
   }
 
@@ -204,46 +191,11 @@ public final class JdbcStore implements ClusterStore {
     synchronized (this) {
       if (tables == null) {
         Dialect d = database.dialect();
-        String prefix = settings.tablePrefix();
-        String url = database.url();
-        if (settings.clustered() && d == Dialect.H2 && Builder.isEmbeddedH2(url)) {
-          database.close();
-          throw new StoreException(
-              "cluster mode needs a database several processes share (PostgreSQL, or an H2"
-                  + " server URL), not the embedded H2 database "
-                  + url);
-        }
-        ChangeSignal signal =
-            settings.clustered() && d == Dialect.POSTGRESQL
-                ? ChangeSignal.postgres(
-                    database, source, prefix.toLowerCase(Locale.ROOT) + "changes")
-                : ChangeSignal.polling();
-        Tables built =
-            new Tables(
-                d,
-                new JobTable(prefix, d),
-                new ClusterTable(prefix, d),
-                new ChangeFeed(prefix, d),
-                signal);
-        if (!settings.clustered()) {
-          warnIfClusterRuns(built);
-        }
-        tables = built;
+        Cluster cluster =
+            Cluster.of(database, source, settings, this::readable, Builder::isEmbeddedH2);
+        tables = new Tables(new JobTable(settings.tablePrefix(), d), cluster);
       }
       return tables;
-    }
-  }
-
-  private void warnIfClusterRuns(Tables t) {
-    List<String> live =
-        database.withHandle(
-            "reading the cluster's instances", h -> t.cluster().live(h, LIVE_WITHIN));
-    if (!live.isEmpty()) {
-      log.warn(
-          "instances {} use tables {}* in cluster mode, but this store is not clustered: fires"
-              + " run through it are not claimed and may run twice; build it with clustered(true)",
-          live,
-          settings.tablePrefix());
     }
   }
 
@@ -255,7 +207,7 @@ public final class JdbcStore implements ClusterStore {
   public void close() {
     Tables t = tables;
     if (t != null) {
-      t.signal().close();
+      t.cluster().close();
     }
     database.close();
   }
@@ -339,7 +291,7 @@ public final class JdbcStore implements ClusterStore {
     runs.deleteAll(h, key);
     boolean deleted = tables().jobs().delete(h, key);
     if (deleted) {
-      tables().feed().deleted(h, key);
+      tables().cluster().deleted(h, key);
     }
     return deleted;
   }
@@ -437,7 +389,7 @@ public final class JdbcStore implements ClusterStore {
         "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
   }
 
-  // ---- cluster -------------------------------------------------------------------------------
+  // ---- cluster (see Cluster) -----------------------------------------------------------------
 
   /** True if built with {@link Builder#clustered(boolean) clustered(true)}. */
   @Override
@@ -447,107 +399,47 @@ public final class JdbcStore implements ClusterStore {
 
   @Override
   public void register(String instance) {
-    ClusterTable cluster = tables().cluster();
-    database.inTransaction(
-        "registering instance " + instance,
-        h -> {
-          cluster.register(h, instance, FORGET_INSTANCES_AFTER);
-          return null;
-        });
+    tables().cluster().register(instance);
   }
 
   @Override
   public void heartbeat(String instance) {
-    ClusterTable cluster = tables().cluster();
-    database.inTransaction(
-        "recording the heartbeat of instance " + instance,
-        h -> {
-          cluster.heartbeat(h, instance);
-          return null;
-        });
+    tables().cluster().heartbeat(instance);
   }
 
   @Override
   public void deregister(String instance) {
-    ClusterTable cluster = tables().cluster();
-    database.withHandle(
-        "deregistering instance " + instance,
-        h -> {
-          cluster.deregister(h, instance);
-          return null;
-        });
+    tables().cluster().deregister(instance);
   }
 
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
-    return database.withHandle("reading the cluster's instances", tables().cluster()::instances);
+    return tables().cluster().instances();
   }
 
   @Override
   public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
-    Tables t = tables();
-    String what =
-        "claiming job '" + expected.key() + "' (due " + expected.dueTime() + ") for " + instance;
-    String claim = expected.key() + "@" + expected.version();
-    boolean repeated = inDoubt.remove(claim);
-    Optional<ClusterTable.Claim> won;
-    try {
-      won =
-          t.dialect().updateReturns()
-              ? database.withHandle(what, h -> t.cluster().claim(h, expected, instance, lease))
-              : database.inTransaction(what, h -> t.cluster().claim(h, expected, instance, lease));
-      if (won.isEmpty() && repeated) {
-        won = database.withHandle(what, h -> t.cluster().ownClaim(h, expected, instance));
-      }
-    } catch (StoreException e) {
-      if (inDoubt.size() > 10_000) {
-        inDoubt.clear(); // never retried (a closed scheduler's): don't grow without bound
-      }
-      inDoubt.add(claim);
-      throw e;
-    }
-    if (won.isEmpty()) {
-      return Optional.empty();
-    }
-    signal();
-    boolean recovery = won.get().recovery();
-    return readable(won.get().row()).map(r -> new Claimed(r, recovery));
+    return tables().cluster().claim(expected, instance, lease);
   }
 
   @Override
   public int renewLeases(String instance, Collection<String> keys, Duration lease) {
-    if (keys.isEmpty()) {
-      return 0;
-    }
-    ClusterTable cluster = tables().cluster();
-    return database.withHandle(
-        "renewing the leases of instance " + instance,
-        h -> cluster.renew(h, instance, keys, lease));
+    return tables().cluster().renewLeases(instance, keys, lease);
   }
 
   @Override
   public List<JobRecord> expiredClaims(int limit) {
-    ClusterTable cluster = tables().cluster();
-    List<JobRows.Row> rows =
-        database.withHandle("reading expired claims", h -> cluster.expired(h, limit));
-    return readableOnly(rows);
+    return tables().cluster().expiredClaims(limit);
   }
 
   @Override
   public Changes changesSince(long cursor, int limit) {
-    ChangeFeed feed = tables().feed();
-    ChangeFeed.Page page =
-        database.withHandle(
-            "reading changes after " + cursor,
-            h -> feed.read(h, cursor, limit, settings.changeSettle()));
-    return new Changes(readableOnly(page.changed()), page.deleted(), page.cursor());
+    return tables().cluster().changesSince(cursor, limit);
   }
 
   @Override
   public long changeCursor() {
-    ChangeFeed feed = tables().feed();
-    return database.withHandle(
-        "reading the change cursor", h -> feed.cursor(h, settings.changeSettle()));
+    return tables().cluster().changeCursor();
   }
 
   /**
@@ -556,21 +448,20 @@ public final class JdbcStore implements ClusterStore {
    */
   @Override
   public boolean awaitChange(Duration max) throws InterruptedException {
-    return tables().signal().await(max);
+    return tables().cluster().awaitChange(max);
   }
 
   /** The database clock, which judges leases and liveness. */
   @Override
   public Instant storeNow() {
-    ChangeFeed feed = tables().feed();
-    return database.withHandle("reading the database clock", feed::now);
+    return tables().cluster().now();
   }
 
   /** A write committed: tell other instances (cluster mode on PostgreSQL only). */
   private void signal() {
     Tables t = tables;
     if (t != null) {
-      t.signal().changed();
+      t.cluster().changed();
     }
   }
 

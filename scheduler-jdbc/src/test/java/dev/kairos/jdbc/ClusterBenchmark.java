@@ -23,14 +23,18 @@ import java.util.concurrent.atomic.AtomicLong;
  * scheduled fire time) and how far behind the cluster is at the end, for each instance count.
  *
  * <pre>
- * mvn -q -pl scheduler-jdbc -am test-compile
- * java -cp "$(cat scheduler-jdbc/target/cp.txt):scheduler-jdbc/target/test-classes:..." \
- *     dev.kairos.jdbc.ClusterBenchmark [instances=1,2,3] [jobs=100] [period=PT0.25S] [seconds=20]
- *     [clustered=true] [workers=4]
+ * mvn -q -B test-compile -pl scheduler-jdbc -am
+ * mvn -q -B dependency:build-classpath -pl scheduler-jdbc -Dmdep.includeScope=test \
+ *     -Dmdep.outputFile=/tmp/cp.txt
+ * java -cp scheduler-jdbc/target/test-classes:scheduler-jdbc/target/classes:\
+ * scheduler-api/target/classes:scheduler-engine/target/classes:scheduler-engine/target/test-classes:\
+ * $(cat /tmp/cp.txt) -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+ *     dev.kairos.jdbc.ClusterBenchmark instances=1,2,3 jobs=100 period=PT0.25S seconds=15 \
+ *     clustered=true workers=4
  * </pre>
  *
- * (See the report of issue 5 for a class path that works; the lead moves this into the benchmarks
- * module.) The schema is created and dropped by the run.
+ * <p>The module's own classes come first, ahead of Kairos jars in the local repository. The schema
+ * is created and dropped by the run. (To be moved into the benchmarks module.)
  */
 public final class ClusterBenchmark {
   private ClusterBenchmark() {}
