@@ -42,7 +42,11 @@ public interface ClusterStore extends JobStore {
   /** Extends the leases this instance holds on the given running jobs. Returns how many. */
   int renewLeases(String instance, Collection<String> keys, Duration lease);
 
-  /** Jobs whose claim's lease has expired (their instance died mid-run), at most {@code limit}. */
+  /**
+   * Jobs whose claim's lease has expired (their instance died mid-run), at most {@code limit}:
+   * RUNNING jobs without a live lease, and jobs with a due time that were changed during the dead
+   * instance's run (so no longer RUNNING) but still carry its expired lease.
+   */
   List<JobRecord> expiredClaims(int limit);
 
   /**

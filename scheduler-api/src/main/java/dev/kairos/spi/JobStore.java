@@ -60,8 +60,9 @@ public interface JobStore extends AutoCloseable {
   /**
    * Writes back a finished run in one transaction: statistics always, a history row, and the new
    * schedule state if the version still matches (else the state set meanwhile is kept, with {@code
-   * RUNNING} turned back to {@code SCHEDULED}). A completed one-shot job may be deleted, by the
-   * store's retention setting.
+   * RUNNING} turned back to {@code SCHEDULED}; if it is a trigger, its next fire time becomes the
+   * result's, so the fire that ran does not run again after the trigger). A completed one-shot job
+   * may be deleted, by the store's retention setting.
    *
    * @return the job as now stored, or empty if it was deleted (meanwhile, or by retention)
    */

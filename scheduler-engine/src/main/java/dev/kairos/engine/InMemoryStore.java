@@ -4,6 +4,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
@@ -45,8 +46,22 @@ public final class InMemoryStore implements ClusterStore {
   private final TimeSource clusterClock;
 
   private final Map<String, Lease> leases = new HashMap<>();
-  private final TreeMap<Long, String> changeLog = new TreeMap<>();
+
+  /**
+   * The change feed: sequence number → key. A job's newest write replaces its older entry; a
+   * deletion stays, so a job deleted and created again is reported as both (deletions apply first).
+   */
+  private final TreeMap<Long, Change> changeLog = new TreeMap<>();
+
   private final Map<String, Long> lastChange = new HashMap<>();
+
+  /** Sequence numbers of the deletions in the change log, oldest first, at most MAX_DELETIONS. */
+  private final Deque<Long> deletions = new ArrayDeque<>();
+
+  private static final int MAX_DELETIONS = 10_000;
+
+  private record Change(String key, boolean deleted) {}
+
   private final Map<String, Instant> instances = new LinkedHashMap<>();
   private long changeSeq;
 
@@ -160,7 +175,7 @@ public final class InMemoryStore implements ClusterStore {
     history.remove(key);
     leases.remove(key);
     if (old != null) {
-      logChange(key);
+      logDeletion(key);
     }
     return old != null;
   }
@@ -228,7 +243,7 @@ public final class InMemoryStore implements ClusterStore {
         new JobRecord(
             r.spec(),
             state,
-            current ? x.nextFireTime() : r.nextFireTime(),
+            current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
             current ? x.dueTime() : r.dueTime(),
             current ? x.dueKind() : r.dueKind(),
             current ? x.nextAttempt() : r.attempt(),
@@ -295,7 +310,21 @@ public final class InMemoryStore implements ClusterStore {
     if (previous != null) {
       changeLog.remove(previous);
     }
-    changeLog.put(changeSeq, key);
+    changeLog.put(changeSeq, new Change(key, false));
+    notifyAll();
+  }
+
+  /** Call only while synchronized. */
+  private void logDeletion(String key) {
+    Long previous = lastChange.remove(key);
+    if (previous != null) {
+      changeLog.remove(previous);
+    }
+    changeLog.put(++changeSeq, new Change(key, true));
+    deletions.addLast(changeSeq);
+    if (deletions.size() > MAX_DELETIONS) {
+      changeLog.remove(deletions.removeFirst());
+    }
     notifyAll();
   }
 
@@ -377,15 +406,22 @@ public final class InMemoryStore implements ClusterStore {
     return n;
   }
 
+  /**
+   * RUNNING jobs without a live lease, and jobs with a due time whose claim's lease has expired
+   * though they are no longer RUNNING (changed by another instance during the run, whose instance
+   * then died): nobody else would queue those again.
+   */
   @Override
   public synchronized List<JobRecord> expiredClaims(int limit) {
     Instant now = storeNow();
     return jobs.values().stream()
-        .filter(r -> r.state() == JobState.RUNNING)
         .filter(
             r -> {
               Lease l = leases.get(r.key());
-              return l == null || !l.until().isAfter(now);
+              boolean expired = l != null && !l.until().isAfter(now);
+              return r.state() == JobState.RUNNING
+                  ? l == null || expired
+                  : expired && r.dueTime() != null;
             })
         .limit(limit)
         .toList();
@@ -396,15 +432,14 @@ public final class InMemoryStore implements ClusterStore {
     List<JobRecord> changed = new ArrayList<>();
     List<String> deleted = new ArrayList<>();
     long last = cursor;
-    for (Map.Entry<Long, String> c : changeLog.tailMap(cursor, false).entrySet()) {
+    for (Map.Entry<Long, Change> c : changeLog.tailMap(cursor, false).entrySet()) {
       if (changed.size() + deleted.size() >= limit) {
         break;
       }
-      JobRecord r = jobs.get(c.getValue());
-      if (r == null) {
-        deleted.add(c.getValue());
+      if (c.getValue().deleted()) {
+        deleted.add(c.getValue().key());
       } else {
-        changed.add(r);
+        changed.add(jobs.get(c.getValue().key()));
       }
       last = c.getKey();
     }

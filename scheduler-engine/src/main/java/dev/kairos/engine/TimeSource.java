@@ -3,6 +3,7 @@ package dev.kairos.engine;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The scheduler's only source of time, for reading it and for waiting on it. Every fire time, run
@@ -50,6 +51,30 @@ public interface TimeSource {
    */
   static TimeSource offset(Duration offset) {
     return new SystemTimeSource(offset, 1.0, null);
+  }
+
+  /**
+   * The system clock corrected to follow {@code reference}: now() is the system time plus the
+   * offset to the reference, sampled at the first call and then every {@code resample} in the
+   * background (halving the sample's round trip). A failed sample keeps the last offset. Waits are
+   * in real time.
+   *
+   * <p>In cluster mode, to take fire times from the database's clock rather than each instance's
+   * (so an instance whose clock runs ahead cannot fire early):
+   *
+   * <pre>{@code
+   * JdbcStore store = JdbcStore.builder().url(url).clustered(true).build();
+   * Kairos.builder().store(store).clock(TimeSource.following(store::storeNow, Duration.ofSeconds(10)))
+   * }</pre>
+   */
+  static TimeSource following(Supplier<Instant> reference, Duration resample) {
+    if (reference == null) {
+      throw new IllegalArgumentException("reference clock is null");
+    }
+    if (resample == null || resample.isNegative() || resample.isZero()) {
+      throw new IllegalArgumentException("resample interval must be positive: " + resample);
+    }
+    return new FollowingTimeSource(reference, resample);
   }
 
   /**

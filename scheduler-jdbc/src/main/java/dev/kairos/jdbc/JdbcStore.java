@@ -4,8 +4,11 @@ import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.UnreadableJobException;
+import dev.kairos.jdbc.internal.ChangeFeed;
+import dev.kairos.jdbc.internal.Cluster;
 import dev.kairos.jdbc.internal.ConnectionSource;
 import dev.kairos.jdbc.internal.Database;
+import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.jdbc.internal.GroupCommit;
 import dev.kairos.jdbc.internal.JobRows;
 import dev.kairos.jdbc.internal.JobTable;
@@ -14,8 +17,8 @@ import dev.kairos.jdbc.internal.RunTable;
 import dev.kairos.jdbc.internal.StartMarks;
 import dev.kairos.jdbc.internal.StoreSettings;
 import dev.kairos.jdbc.internal.WriteBack;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
@@ -25,7 +28,10 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -46,19 +52,28 @@ import org.slf4j.LoggerFactory;
  * JobStore store = JdbcStore.builder()
  *     .url("jdbc:postgresql://db/app").user("app").password(secret)
  *     .tablePrefix("kairos_").historyPerJob(50).keepCompleted(false)
+ *     .clustered(true)                                     // several instances share it
  *     .build();
  * }</pre>
  *
- * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>schema_version}) are
- * created or upgraded by {@link #open()}, unless {@link Builder#createSchema(boolean)
- * createSchema(false)}: the DDL ships as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
+ * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>schema_version}, and for
+ * cluster mode {@code <prefix>instances}, {@code <prefix>deleted_jobs}) are created or upgraded by
+ * {@link #open()}, unless {@link Builder#createSchema(boolean) createSchema(false)}: the DDL ships
+ * as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
  *
  * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind) is logged
  * at WARN once and skipped by {@link #due} and {@link #findAll}; {@link #find} throws a {@link
  * StoreException} naming its key. The store never deletes or rewrites such a row by itself; {@link
  * #upsert} of its key replaces its definition.
+ *
+ * <p>Several scheduler instances (processes) can share one PostgreSQL database in <b>cluster
+ * mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed before it
+ * runs, so it runs on one live instance; a fire whose instance died is re-run elsewhere once its
+ * lease expires; changes made through any instance reach the others through a change feed and
+ * LISTEN/NOTIFY. Leases and liveness are judged by the database's clock. Every instance sharing the
+ * tables must be clustered.
  */
-public final class JdbcStore implements JobStore {
+public final class JdbcStore implements ClusterStore {
   /*
    * Design notes.
    *
@@ -77,6 +92,15 @@ public final class JdbcStore implements JobStore {
    *
    * History is trimmed in runFinished() every TRIM_INTERVAL runs of a job, not on every run;
    * history() reads at most historyPerJob rows, so the count limit is exact anyway.
+   *
+   * Cluster mode lives in internal.Cluster (ClusterTable, ChangeFeed and ChangeSignal hold the SQL,
+   * the feed and the notifications, with their reasoning). The feed is kept in every mode: each
+   * write of a job row stamps it, each deletion leaves a tombstone, so that a plain store (an
+   * administration tool, say) may schedule jobs that clustered instances then learn about. Only
+   * notifications and claims are cluster mode's own.
+   *
+   * The statements depend on the dialect, known once the database is open: tables() builds them
+   * on first use.
    */
 
   /** Default prefix of the table names. */
@@ -99,9 +123,12 @@ public final class JdbcStore implements JobStore {
   private static final String UNIQUE_VIOLATION = "23505";
 
   private final Database database;
+  private final ConnectionSource source;
   private final StoreSettings settings;
-  private final JobTable jobs;
   private final RunTable runs;
+
+  /** The dialect's statements, built on first use. */
+  private volatile Tables tables;
 
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
@@ -113,10 +140,13 @@ public final class JdbcStore implements JobStore {
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
 
+  /** The statements of one dialect, and the cluster side of the store. */
+  private record Tables(JobTable jobs, Cluster cluster) {}
+
   private JdbcStore(ConnectionSource source, StoreSettings settings, Duration startMarkDelay) {
     this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
+    this.source = source;
     this.settings = settings;
-    this.jobs = new JobTable(settings.tablePrefix());
     this.runs = new RunTable(settings.tablePrefix());
     this.startMarks =
         new StartMarks(
@@ -125,7 +155,7 @@ public final class JdbcStore implements JobStore {
                 database.inTransaction(
                     "marking " + marks.size() + " run(s) started",
                     h -> {
-                      jobs.runsStarted(h, marks);
+                      tables().jobs().runsStarted(h, marks);
                       return null;
                     }));
   }
@@ -165,13 +195,44 @@ public final class JdbcStore implements JobStore {
   @Override
   public void open() {
     database.open();
-    log.info("job store opened: {}, schema version {}", this, Migrations.latest());
+    Tables t = tables();
+    log.info(
+        "job store opened: {}, schema version {}, {}",
+        this,
+        Migrations.latest(),
+        settings.clustered()
+            ? "cluster mode, changes signalled by " + t.cluster()
+            : "single instance");
   }
 
-  /** Closes the pool the store made, if any; never a user's data source. Idempotent. */
+  /** The statements, built once the database is open (which the first call does). */
+  private Tables tables() {
+    Tables t = tables;
+    if (t != null) {
+      return t;
+    }
+    synchronized (this) {
+      if (tables == null) {
+        Dialect d = database.dialect();
+        Cluster cluster =
+            Cluster.of(database, source, settings, this::readable, Builder::isEmbeddedH2);
+        tables = new Tables(new JobTable(settings.tablePrefix(), d), cluster);
+      }
+      return tables;
+    }
+  }
+
+  /**
+   * Closes the pool the store made, if any (never a user's data source), and in cluster mode the
+   * connection listening for changes. Idempotent.
+   */
   @Override
   public void close() {
     startMarks.close();
+    Tables t = tables;
+    if (t != null) {
+      t.cluster().close();
+    }
     database.close();
   }
 
@@ -180,19 +241,25 @@ public final class JdbcStore implements JobStore {
   @Override
   public Upsert upsert(JobRecord fresh) {
     String what = "upserting job '" + fresh.key() + "'";
+    Upsert u;
     try {
-      return database.inTransaction(what, h -> upsert(h, fresh));
+      u = database.inTransaction(what, h -> upsert(h, fresh));
     } catch (StoreException e) {
       if (!isUniqueViolation(e)) {
         throw e;
       }
       // Another instance inserted the key between our SELECT and INSERT: it is an update now.
       log.debug("job '{}': inserted concurrently; upserting again", fresh.key());
-      return database.inTransaction(what, h -> upsert(h, fresh));
+      u = database.inTransaction(what, h -> upsert(h, fresh));
     }
+    if (u.change() != Upsert.Change.UNCHANGED) {
+      signal();
+    }
+    return u;
   }
 
   private Upsert upsert(Handle h, JobRecord fresh) {
+    JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
       JobRecord created = fresh.withVersion(0);
@@ -209,6 +276,7 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public Optional<JobRecord> find(String key) {
+    JobTable jobs = tables().jobs();
     return database
         .withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
         .map(row -> readableOrThrow(row));
@@ -216,36 +284,45 @@ public final class JdbcStore implements JobStore {
 
   @Override
   public List<JobRecord> findAll() {
-    List<JobRows.Row> rows = database.withHandle("reading all jobs", jobs::findAll);
-    List<JobRecord> out = new ArrayList<>(rows.size());
-    for (JobRows.Row row : rows) {
-      readable(row).ifPresent(out::add);
-    }
-    return out;
+    return readableOnly(database.withHandle("reading all jobs", tables().jobs()::findAll));
   }
 
   @Override
   public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-    return database.inTransaction(
-        "replacing job '" + updated.key() + "' at version " + expectedVersion,
-        h ->
-            jobs.replace(h, updated, expectedVersion)
-                ? Optional.of(reread(h, updated.key()))
-                : Optional.empty());
+    JobTable jobs = tables().jobs();
+    Optional<JobRecord> stored =
+        database.inTransaction(
+            "replacing job '" + updated.key() + "' at version " + expectedVersion,
+            h ->
+                jobs.replace(h, updated, expectedVersion)
+                    ? Optional.of(reread(h, updated.key()))
+                    : Optional.empty());
+    stored.ifPresent(r -> signal());
+    return stored;
   }
 
   @Override
   public boolean delete(String key) {
-    return database.inTransaction(
-        "deleting job '" + key + "'",
-        h -> {
-          runs.deleteAll(h, key);
-          return jobs.delete(h, key);
-        });
+    boolean deleted = database.inTransaction("deleting job '" + key + "'", h -> delete(h, key));
+    if (deleted) {
+      signal();
+    }
+    return deleted;
+  }
+
+  /** Deletes the job and its history, leaving a tombstone for the change feed. */
+  private boolean delete(Handle h, String key) {
+    runs.deleteAll(h, key);
+    boolean deleted = tables().jobs().delete(h, key);
+    if (deleted) {
+      tables().cluster().deleted(h, key);
+    }
+    return deleted;
   }
 
   @Override
   public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
+    JobTable jobs = tables().jobs();
     return database.withHandle(
         "reading jobs due before " + before + " after " + after,
         h -> {
@@ -277,29 +354,33 @@ public final class JdbcStore implements JobStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    return writeBacks.submit(
-        x,
-        batch ->
-            database.inTransaction(
-                "writing back " + batch.size() + " runs",
-                h -> {
-                  List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
-                  for (RunResult one : batch) {
-                    out.add(runFinished(h, one));
-                  }
-                  return out;
-                }),
-        one ->
-            database.inTransaction(
-                "writing back the run of job '"
-                    + one.key()
-                    + "' (fire "
-                    + one.scheduledFireTime()
-                    + ")",
-                h -> runFinished(h, one)));
+    Optional<JobRecord> stored =
+        writeBacks.submit(
+            x,
+            batch ->
+                database.inTransaction(
+                    "writing back " + batch.size() + " runs",
+                    h -> {
+                      List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
+                      for (RunResult one : batch) {
+                        out.add(runFinished(h, one));
+                      }
+                      return out;
+                    }),
+            one ->
+                database.inTransaction(
+                    "writing back the run of job '"
+                        + one.key()
+                        + "' (fire "
+                        + one.scheduledFireTime()
+                        + ")",
+                    h -> runFinished(h, one)));
+    signal();
+    return stored;
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
+    JobTable jobs = tables().jobs();
     Optional<JobRows.Row> row = jobs.find(h, x.key(), true);
     if (row.isEmpty() || readable(row.get()).isEmpty()) {
       return Optional.empty(); // an unreadable row is left as it is, RUNNING: recovered once fixed
@@ -311,14 +392,15 @@ public final class JdbcStore implements JobStore {
     if (settings.historyPerJob() > 0) {
       runs.insert(h, x);
     }
-    JobRecord updated = WriteBack.apply(stored, x);
+    String owner = row.get().owner();
+    boolean leasedToOther = owner != null && !owner.equals(x.instance());
+    JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
     if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
-      runs.deleteAll(h, x.key());
-      jobs.delete(h, x.key());
+      delete(h, x.key());
       return Optional.empty();
     }
-    jobs.runFinished(h, updated);
-    trimHistory(h, updated, x.end());
+    trimHistory(h, updated, x.end()); // before the update, whose change stamp should come last
+    jobs.runFinished(h, updated, WriteBack.keepsClaim(stored, x, leasedToOther));
     return Optional.of(updated);
   }
 
@@ -344,7 +426,91 @@ public final class JdbcStore implements JobStore {
         "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
   }
 
+  // ---- cluster (see Cluster) -----------------------------------------------------------------
+
+  /** True if built with {@link Builder#clustered(boolean) clustered(true)}. */
+  @Override
+  public boolean clustered() {
+    return settings.clustered();
+  }
+
+  @Override
+  public void register(String instance) {
+    tables().cluster().register(instance);
+  }
+
+  @Override
+  public void heartbeat(String instance) {
+    tables().cluster().heartbeat(instance);
+  }
+
+  @Override
+  public void deregister(String instance) {
+    tables().cluster().deregister(instance);
+  }
+
+  /** Registered instances and their last heartbeat by the database clock, by id. */
+  public Map<String, Instant> instances() {
+    return tables().cluster().instances();
+  }
+
+  @Override
+  public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+    return tables().cluster().claim(expected, instance, lease);
+  }
+
+  @Override
+  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
+    return tables().cluster().renewLeases(instance, keys, lease);
+  }
+
+  @Override
+  public List<JobRecord> expiredClaims(int limit) {
+    return tables().cluster().expiredClaims(limit);
+  }
+
+  @Override
+  public Changes changesSince(long cursor, int limit) {
+    return tables().cluster().changesSince(cursor, limit);
+  }
+
+  @Override
+  public long changeCursor() {
+    return tables().cluster().changeCursor();
+  }
+
+  /**
+   * Waits for a notification on PostgreSQL in cluster mode (LISTEN/NOTIFY, on a connection of its
+   * own); otherwise just waits {@code max}.
+   */
+  @Override
+  public boolean awaitChange(Duration max) throws InterruptedException {
+    return tables().cluster().awaitChange(max);
+  }
+
+  /** The database clock, which judges leases and liveness. */
+  @Override
+  public Instant storeNow() {
+    return tables().cluster().now();
+  }
+
+  /** A write committed: tell other instances (cluster mode on PostgreSQL only). */
+  private void signal() {
+    Tables t = tables;
+    if (t != null) {
+      t.cluster().changed();
+    }
+  }
+
   // ---- helpers -------------------------------------------------------------------------------
+
+  private List<JobRecord> readableOnly(List<JobRows.Row> rows) {
+    List<JobRecord> out = new ArrayList<>(rows.size());
+    for (JobRows.Row row : rows) {
+      readable(row).ifPresent(out::add);
+    }
+    return out;
+  }
 
   /** The row's record, or empty after logging (once per key) that it cannot be read. */
   private Optional<JobRecord> readable(JobRows.Row row) {
@@ -376,7 +542,9 @@ public final class JdbcStore implements JobStore {
 
   private JobRecord reread(Handle h, String key) {
     return readableOrThrow(
-        jobs.find(h, key, false)
+        tables()
+            .jobs()
+            .find(h, key, false)
             .orElseThrow(() -> new StoreException("job '" + key + "' vanished")));
   }
 
@@ -423,6 +591,8 @@ public final class JdbcStore implements JobStore {
     private int historyPerJob = DEFAULT_HISTORY_PER_JOB;
     private Duration historyMaxAge;
     private Duration startMarkDelay = DEFAULT_START_MARK_DELAY;
+    private boolean clustered;
+    private Duration changeSettle = ChangeFeed.SETTLE;
 
     private Builder() {}
 
@@ -548,10 +718,36 @@ public final class JdbcStore implements JobStore {
       return this;
     }
 
+    /**
+     * Cluster mode (default false): several scheduler instances, in one process or many, share the
+     * tables, and each fire runs on one live instance. Every instance sharing the tables must be
+     * clustered. It needs a database several processes can reach: PostgreSQL (which also notifies
+     * the instances of changes at once), or an H2 server ({@code jdbc:h2:tcp:...}, {@code
+     * AUTO_SERVER=TRUE}) or in-memory database ({@code jdbc:h2:mem:...}, one JVM), which are
+     * polled. An embedded H2 file ({@link #h2(Path)}, {@code jdbc:h2:file:...}) is refused: only
+     * one process can open it, so there is nothing to share.
+     */
+    public Builder clustered(boolean clustered) {
+      this.clustered = clustered;
+      return this;
+    }
+
+    /** For tests: how long after its stamp a change counts as settled (see ChangeFeed). */
+    Builder changeSettle(Duration settle) {
+      this.changeSettle = settle;
+      return this;
+    }
+
     /** The store; nothing is opened until {@link JdbcStore#open()}. */
     public JdbcStore build() {
       if (h2Dir == null && url == null && dataSource == null) {
         throw new IllegalStateException("no database: call h2(dir), url(...) or dataSource(...)");
+      }
+      if (clustered && (h2Dir != null || isEmbeddedH2(url))) {
+        throw new IllegalStateException(
+            "cluster mode needs a database several processes share (PostgreSQL, or an H2 server"
+                + " URL), not the embedded H2 file "
+                + (h2Dir != null ? h2Dir.toString() : redact(url)));
       }
       if (url == null && (user != null || password != null)) {
         throw new IllegalStateException("user and password apply to url(...) only");
@@ -571,8 +767,31 @@ public final class JdbcStore implements JobStore {
       }
       return new JdbcStore(
           source,
-          new StoreSettings(tablePrefix, createSchema, keepCompleted, historyPerJob, historyMaxAge),
+          new StoreSettings(
+              tablePrefix,
+              createSchema,
+              keepCompleted,
+              historyPerJob,
+              historyMaxAge,
+              clustered,
+              changeSettle),
           startMarkDelay);
+    }
+
+    /**
+     * True for the URL of an H2 database file opened in this process: not {@code tcp:} or {@code
+     * ssl:} (a server), not {@code mem:} (in this JVM only, but shared by its stores), not {@code
+     * AUTO_SERVER=TRUE} (other processes reach it through the first one's server). Null: false.
+     */
+    static boolean isEmbeddedH2(String url) {
+      if (url == null || !url.regionMatches(true, 0, "jdbc:h2:", 0, 8)) {
+        return false;
+      }
+      String rest = url.substring(8).toLowerCase(Locale.ROOT);
+      return !(rest.startsWith("tcp:")
+          || rest.startsWith("ssl:")
+          || rest.startsWith("mem:")
+          || rest.replace(" ", "").contains(";auto_server=true"));
     }
 
     /**

@@ -47,9 +47,16 @@ final class ChildJvm implements AutoCloseable {
 
   /** Starts {@code main} with the test's class path; its standard error goes to {@code log}. */
   static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
+    return start(List.of(), main, log, args);
+  }
+
+  /** Like {@link #start(Class, Path, String...)}, with these JVM options. */
+  static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx256m");
+    command.addAll(jvmOptions);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());
@@ -77,6 +84,35 @@ final class ChildJvm implements AutoCloseable {
         return line;
       }
     }
+  }
+
+  /** Drops the lines the child printed so far, so a later {@link #awaitLine} sees only new ones. */
+  void discardPendingLines() {
+    List<String> pending = new ArrayList<>();
+    lines.drainTo(pending);
+    if (pending.contains(EOF)) {
+      lines.add(EOF);
+    }
+  }
+
+  /** True while the child runs. */
+  boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Writes a line to the child's standard input. */
+  void send(String line) throws IOException {
+    var in = process.getOutputStream();
+    in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
+  /** Waits up to {@code timeout} for the child to exit; returns its exit code. */
+  int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("child still running after " + timeout);
+    }
+    return process.exitValue();
   }
 
   /** Kills the child with SIGKILL and waits for it to be gone. */

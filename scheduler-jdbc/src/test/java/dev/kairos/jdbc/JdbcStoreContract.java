@@ -8,6 +8,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -295,7 +296,7 @@ abstract class JdbcStoreContract extends JobStoreContract {
                   .orElseThrow()
                   .get("n"))
           .asString()
-          .isEqualTo("1");
+          .isEqualTo(String.valueOf(Migrations.latest()));
     } finally {
       again.close();
     }

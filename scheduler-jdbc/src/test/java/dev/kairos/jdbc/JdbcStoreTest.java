@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -82,6 +83,63 @@ class JdbcStoreTest {
     assertThatThrownBy(
             () -> JdbcStore.builder().dataSource(fakeDataSource("H2")).poolSize(3).build())
         .isInstanceOf(IllegalStateException.class);
+  }
+
+  @Test
+  void clustered_offByDefault() {
+    assertThat(JdbcStore.builder().url("jdbc:h2:mem:x").build().clustered()).isFalse();
+    assertThat(JdbcStore.builder().url("jdbc:h2:mem:x").clustered(true).build().clustered())
+        .isTrue();
+  }
+
+  /** Cluster mode needs a database other processes reach: an embedded H2 file is refused. */
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "jdbc:h2:file:/tmp/k",
+        "jdbc:h2:/tmp/k",
+        "jdbc:h2:async:/tmp/k;WRITE_DELAY=0",
+        "jdbc:h2:~/k"
+      })
+  void clustered_embeddedH2Url_refused(String url) {
+    assertThatThrownBy(() -> JdbcStore.builder().url(url).clustered(true).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("cluster mode")
+        .hasMessageContaining(url);
+  }
+
+  @ParameterizedTest
+  @ValueSource(
+      strings = {
+        "jdbc:h2:tcp://db:9092/k",
+        "jdbc:h2:ssl://db/k",
+        "jdbc:h2:mem:k",
+        "jdbc:h2:/tmp/k;AUTO_SERVER=TRUE",
+        "jdbc:postgresql://db/k"
+      })
+  void clustered_sharedDatabaseUrl_accepted(String url) {
+    assertThat(JdbcStore.builder().url(url).clustered(true).build().clustered()).isTrue();
+  }
+
+  @Test
+  void clustered_h2Folder_refused(@TempDir Path dir) {
+    assertThatThrownBy(() -> JdbcStore.builder().h2(dir).clustered(true).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("cluster mode")
+        .hasMessageContaining("embedded H2");
+  }
+
+  /** The user's own data source is only known at open: an embedded H2 one is refused then. */
+  @Test
+  void clustered_usersEmbeddedH2DataSource_refusedAtOpen(@TempDir Path dir) {
+    org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+    ds.setURL("jdbc:h2:" + dir.resolve("k"));
+    JdbcStore store = JdbcStore.builder().dataSource(ds).clustered(true).build();
+
+    assertThatThrownBy(store::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("cluster mode")
+        .hasMessageContaining("embedded H2");
   }
 
   @Test

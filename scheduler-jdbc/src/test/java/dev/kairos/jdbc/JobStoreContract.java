@@ -424,6 +424,37 @@ abstract class JobStoreContract {
     assertThat(stored("a")).isEqualTo(after);
   }
 
+  /**
+   * Triggered (through another instance) during the run: the trigger stays due, and the timetable
+   * still moves past the fire that ran, so that fire does not run again after the trigger.
+   */
+  @Test
+  void runFinished_staleVersion_triggeredMeanwhile_keepsTriggerAndAdvancesTimetable() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    JobRecord running = stored("a");
+    JobRecord triggered =
+        store
+            .replace(
+                running.withSchedule(
+                    JobState.SCHEDULED,
+                    running.nextFireTime(),
+                    T0.plusMillis(10),
+                    FireKind.TRIGGER,
+                    1),
+                running.version())
+            .orElseThrow();
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.dueKind()).isEqualTo(FireKind.TRIGGER);
+    assertThat(after.dueTime()).isEqualTo(T0.plusMillis(10));
+    assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(triggered.version());
+    assertThat(stored("a")).isEqualTo(after);
+  }
+
   @Test
   void runFinished_staleVersion_pausedMeanwhileStaysPaused() {
     JobRecord r = store.upsert(fresh("a", T0)).record();

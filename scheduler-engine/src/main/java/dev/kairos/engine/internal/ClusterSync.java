@@ -84,31 +84,38 @@ final class ClusterSync implements Runnable {
     }
     for (JobRecord r : store.expiredClaims(BATCH)) {
       log.info(
-          "job '{}': the lease on its running fire {} expired; recovering it",
+          "job '{}': the lease of its claim (state {}, due {}) expired; recovering it",
           r.key(),
+          r.state(),
           r.dueTime());
       dispatcher.recover(r);
     }
   }
 
-  /** Reads the change feed and applies it to the heap, serialized with local changes and loads. */
+  /**
+   * Reads the change feed and applies it to the heap, serialized with local changes and loads.
+   * Deletions first: a key deleted and created again after the cursor ends up as the store has it.
+   * Stops at the end of the feed, or when a full batch leaves the cursor where it was (a store may
+   * hold its cursor back while recent changes settle, and return them again next time).
+   */
   void applyChanges() {
     for (; ; ) {
       changes.lock();
       ClusterStore.Changes batch;
+      long before = cursor;
       try {
         batch = store.changesSince(cursor, BATCH);
-        for (JobRecord r : batch.changed()) {
-          dispatcher.changedElsewhere(r.key(), r);
-        }
         for (String key : batch.deleted()) {
           dispatcher.changedElsewhere(key, null);
+        }
+        for (JobRecord r : batch.changed()) {
+          dispatcher.changedElsewhere(r.key(), r);
         }
         cursor = batch.cursor();
       } finally {
         changes.unlock();
       }
-      if (batch.changed().size() + batch.deleted().size() < BATCH) {
+      if (batch.changed().size() + batch.deleted().size() < BATCH || cursor == before) {
         return;
       }
     }

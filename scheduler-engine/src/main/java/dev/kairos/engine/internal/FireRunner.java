@@ -60,8 +60,9 @@ final class FireRunner {
     JobRecord stored = null;
     try {
       stored = process(e, e.record);
-      if (stored != null && e.triggerRequested) {
-        stored = applyTrigger(stored);
+      if (e.triggerRequested) {
+        stored =
+            stored != null ? applyTrigger(stored) : cluster != null ? triggerInStore(e.key) : null;
       }
     } catch (UnreadableJobException ex) {
       log.error(
@@ -131,7 +132,7 @@ final class FireRunner {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
-        return afterLostClaim(taken.key());
+        return afterLostClaim(taken);
       }
       r = claimed.get().record();
       recovery = claimed.get().recovery();
@@ -284,12 +285,20 @@ final class FireRunner {
 
   /**
    * The claim was lost. If the winner has already written back, continue from its state; if it is
-   * still running, drop the entry: its write-back reaches us through the change feed.
+   * still running, drop the entry: its write-back reaches us through the change feed. Drop it too
+   * if the job is as it was taken (same version and due time): then another instance holds a live
+   * lease on it (a trigger or a new definition arrived during that instance's run), and re-queueing
+   * would retry the claim in a tight loop until the lease ends; the holder's write-back comes
+   * through the feed, and if the holder dies its expired lease is recovered.
    */
-  private JobRecord afterLostClaim(String key) {
-    return retrying("reading job '" + key + "'", () -> cluster.find(key))
+  private JobRecord afterLostClaim(JobRecord taken) {
+    return retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
         .flatMap(r -> r)
         .filter(r -> r.state() != JobState.RUNNING)
+        .filter(
+            r ->
+                r.version() != taken.version()
+                    || !java.util.Objects.equals(r.dueTime(), taken.dueTime()))
         .orElse(null);
   }
 
@@ -378,6 +387,35 @@ final class FireRunner {
             FireKind.TRIGGER,
             1);
     return replace(stored, triggered);
+  }
+
+  /**
+   * Cluster mode: a trigger requested while this instance tried, and lost, the claim of the job (so
+   * it was "running" here only for that attempt) goes to the store, for whichever instance runs the
+   * job next, as {@code triggerNow} does for a job that does not run here.
+   */
+  private JobRecord triggerInStore(String key) {
+    for (; ; ) {
+      Optional<JobRecord> current =
+          retrying("reading job '" + key + "'", () -> cluster.find(key)).flatMap(r -> r);
+      if (current.isEmpty()) {
+        return null;
+      }
+      JobRecord r = current.get();
+      JobRecord triggered =
+          r.withSchedule(
+              r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state(),
+              r.nextFireTime(),
+              config.time().now(),
+              FireKind.TRIGGER,
+              1);
+      Optional<JobRecord> stored =
+          retrying("triggering job '" + key + "'", () -> cluster.replace(triggered, r.version()))
+              .flatMap(x -> x);
+      if (stored.isPresent() || closing.getAsBoolean()) {
+        return stored.orElse(null);
+      }
+    }
   }
 
   private static String trim(String s) {

@@ -145,6 +145,107 @@ class ClusterTest {
     assertThat(runs).hasSize(2);
   }
 
+  /**
+   * A job triggered through B while A runs it is no longer RUNNING but still claimed by A: B does
+   * not retry its claim in a loop while A's run goes on, and the trigger runs once after it.
+   */
+  @Test
+  void triggerThroughAnotherInstanceDuringARun_claimNotRetriedInALoop_triggerRunsOnceAfter()
+      throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch aStarted = new CountDownLatch(1);
+    KairosScheduler a = instance("a", blockFirstRun(aStarted, release));
+    a.start();
+    a.schedule(JobSpec.named("job").handler("h").fixedRate(Duration.ofHours(1)));
+    assertThat(aStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    AtomicInteger claims = new AtomicInteger();
+    KairosScheduler b = counting("b", claims);
+    b.start();
+
+    b.triggerNow("job");
+    int before = claims.get();
+    Thread.sleep(1000); // A's run goes on; B must not spin on its claim meanwhile
+    assertThat(claims.get() - before).isLessThan(5);
+
+    release.countDown();
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() >= 2);
+    Thread.sleep(500); // the fire that ran before the trigger must not run again
+    assertThat(runs).hasSize(2);
+    assertThat(runs.get(1).scheduledFireTime()).isAfter(runs.get(0).scheduledFireTime());
+    assertThat(duplicates.get()).isZero();
+  }
+
+  /**
+   * A job triggered through B while A runs it, and A then dies: A's expired claim is reported
+   * though the job is no longer RUNNING, so B takes the job over after the lease.
+   */
+  @Test
+  void triggerDuringARunOfAnInstanceThatDies_takenOverAfterTheLease() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch aStarted = new CountDownLatch(1);
+    KairosScheduler a = instance("a", blockFirstRun(aStarted, release));
+    a.start();
+    a.schedule(JobSpec.named("job").handler("h").fixedRate(Duration.ofHours(1)));
+    assertThat(aStarted.await(10, TimeUnit.SECONDS)).isTrue();
+    a.stopClusterSyncForTest(); // A froze: no more lease renewals
+    KairosScheduler b = instance("b", ctx -> {});
+    b.start();
+
+    b.triggerNow("job");
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.size() >= 2);
+    JobContext taken = runs.get(1);
+    assertThat(taken.recovery()).isFalse();
+    assertThat(taken.scheduledFireTime()).isAfter(runs.get(0).scheduledFireTime());
+    assertThat(ranOn.get("job@" + taken.scheduledFireTime() + "#1")).isEqualTo("b");
+    assertThat(a.runningKeys()).containsExactly("job"); // still frozen in its run
+    release.countDown();
+  }
+
+  /** A handler that blocks the first run of "job" until released. */
+  private dev.kairos.Job blockFirstRun(CountDownLatch started, CountDownLatch release) {
+    return ctx -> {
+      if (ctx.key().equals("job") && runs.size() == 1) {
+        started.countDown();
+        release.await();
+      }
+    };
+  }
+
+  /** An instance over the shared store that counts its claims. */
+  private KairosScheduler counting(String id, AtomicInteger claims) {
+    dev.kairos.spi.ClusterStore counting =
+        (dev.kairos.spi.ClusterStore)
+            java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {dev.kairos.spi.ClusterStore.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("claim")) {
+                    claims.incrementAndGet();
+                  }
+                  try {
+                    return method.invoke(store, args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    KairosScheduler s =
+        Kairos.builder()
+            .store(counting)
+            .instanceId(id)
+            .clusterLease(Duration.ofSeconds(1))
+            .clusterPoll(Duration.ofMillis(50))
+            .handler(
+                "h",
+                ctx -> {
+                  ranOn.putIfAbsent(ctx.key() + "@" + ctx.scheduledFireTime() + "#1", id);
+                  runs.add(ctx);
+                })
+            .buildEngine();
+    instances.add(s);
+    return s;
+  }
+
   @Test
   void pauseThroughOneInstance_stopsTheJobOnAllWithinASecond() throws Exception {
     for (String id : List.of("a", "b", "c")) {

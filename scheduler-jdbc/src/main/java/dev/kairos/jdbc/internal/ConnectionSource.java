@@ -3,6 +3,10 @@ package dev.kairos.jdbc.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.StoreException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
 import javax.sql.DataSource;
 
 /**
@@ -56,6 +60,25 @@ public final class ConnectionSource {
       }
     }
     return pool;
+  }
+
+  /**
+   * A connection of its own, outside the pool when the store made the pool (same URL and
+   * credentials); from the user's data source otherwise, which then lends it for as long as the
+   * caller keeps it. The caller closes it.
+   */
+  public Connection dedicated() throws SQLException {
+    if (given != null) {
+      return given.getConnection();
+    }
+    Properties p = new Properties();
+    if (poolConfig.getUsername() != null) {
+      p.setProperty("user", poolConfig.getUsername());
+    }
+    if (poolConfig.getPassword() != null) {
+      p.setProperty("password", poolConfig.getPassword());
+    }
+    return DriverManager.getConnection(poolConfig.getJdbcUrl(), p);
   }
 
   /** Closes the pool if the store made one; never the user's data source. */

@@ -25,6 +25,9 @@ public final class Database {
   /** The dialect, once opened. Written under {@code this}. */
   private volatile Dialect dialect;
 
+  /** The JDBC URL the database reports, once opened. Written under {@code this}. */
+  private volatile String url;
+
   /** Set by close(); the database cannot be reopened. Guarded by {@code this}. */
   private boolean closed;
 
@@ -51,6 +54,7 @@ public final class Database {
       Jdbi j = Jdbi.create(source.open());
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       Dialect d = j.withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
+      url = j.withHandle(h -> h.getConnection().getMetaData().getURL());
       if (createSchema) {
         Migrations.migrate(j, d, prefix);
       } else {
@@ -73,6 +77,18 @@ public final class Database {
     closed = true;
     jdbi = null;
     source.close();
+  }
+
+  /** The dialect; opens the database if it is not open yet. */
+  public Dialect dialect() {
+    jdbi("detecting the database");
+    return dialect;
+  }
+
+  /** The JDBC URL the database reports (null if it reports none); opens it if needed. */
+  public String url() {
+    jdbi("reading the database URL");
+    return url;
   }
 
   /** Runs {@code work} in auto-commit mode. */

@@ -47,6 +47,29 @@ public enum Dialect {
   }
 
   /**
+   * The database clock as NUMERIC(28,9) epoch seconds, the encoding of every instant column.
+   * PostgreSQL's {@code clock_timestamp()} is the time of the call; H2 has only the start of the
+   * transaction ({@code CURRENT_TIMESTAMP}), which its short store transactions make close enough.
+   */
+  public String now() {
+    return this == POSTGRESQL
+        ? "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS NUMERIC(28,9))"
+        : "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS NUMERIC(28,9))";
+  }
+
+  /** The next value of the change-feed sequence of tables with this prefix. */
+  public String nextChange(String prefix) {
+    return this == POSTGRESQL
+        ? "nextval('" + prefix + "change_seq')"
+        : "NEXT VALUE FOR " + prefix + "change_seq";
+  }
+
+  /** True if an UPDATE can return the updated row ({@code RETURNING *}); else it is re-read. */
+  public boolean updateReturns() {
+    return this == POSTGRESQL;
+  }
+
+  /**
    * Serializes schema migrations of stores with this table prefix until the current transaction
    * ends. PostgreSQL takes an advisory lock; an embedded H2 file has only this process to fear,
    * whose migrations {@link Migrations} serializes itself.

@@ -41,11 +41,12 @@ public final class JobRows {
   private JobRows() {}
 
   /**
-   * One row as read: its key and due time, which are always readable, and its record, or null with
-   * the reason when some column holds a value no record maps to (a row edited by hand, or written
-   * by a newer Kairos).
+   * One row as read: its key, due time, version and claim owner, which are always readable, and its
+   * record, or null with the reason when some column holds a value no record maps to (a row edited
+   * by hand, or written by a newer Kairos).
    */
-  public record Row(String key, Instant dueTime, long version, JobRecord record, String problem) {
+  public record Row(
+      String key, Instant dueTime, long version, String owner, JobRecord record, String problem) {
     /** True when the row maps to a record. */
     public boolean readable() {
       return record != null;
@@ -61,10 +62,11 @@ public final class JobRows {
     String key = rs.getString("job_key");
     Instant due = cursorTime(rs.getBigDecimal("due_time"));
     long version = rs.getLong("version");
+    String owner = rs.getString("owner");
     try {
-      return new Row(key, due, version, record(rs, key), null);
+      return new Row(key, due, version, owner, record(rs, key), null);
     } catch (IllegalArgumentException | DateTimeException | ArithmeticException e) {
-      return new Row(key, due, version, null, e.getMessage());
+      return new Row(key, due, version, owner, null, e.getMessage());
     }
   }
 

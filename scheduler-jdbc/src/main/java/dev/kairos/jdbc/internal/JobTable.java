@@ -15,6 +15,12 @@ import org.jdbi.v3.core.Handle;
 /**
  * The SQL of the {@code <prefix>jobs} table. Every method runs on the caller's handle, inside the
  * caller's transaction; none commits.
+ *
+ * <p>Every write of a row's definition or schedule state also stamps it for the change feed ({@link
+ * ChangeFeed}): {@code change_seq} from the sequence, {@code changed_at} by the database clock. The
+ * stamp is set by the last statement of a transaction where it can be, so the sequence value is
+ * taken as close to the commit as possible. {@link #runStarted} does not stamp: it changes neither
+ * definition nor schedule state, and is not used in cluster mode.
  */
 public final class JobTable {
   private final String select;
@@ -27,11 +33,14 @@ public final class JobTable {
   private final String replace;
   private final String runStarted;
   private final String runFinished;
+  private final String runFinishedKeepingClaim;
   private final String delete;
 
-  /** The statements for the tables with this (validated) prefix. */
-  public JobTable(String prefix) {
+  /** The statements for the tables with this (validated) prefix in this dialect. */
+  public JobTable(String prefix, Dialect dialect) {
     String table = prefix + "jobs";
+    String stamp =
+        ", change_seq = " + dialect.nextChange(prefix) + ", changed_at = " + dialect.now();
     List<String> definition =
         Stream.concat(SpecColumns.COLUMNS.stream(), JobRows.SCHEDULE.stream()).toList();
     List<String> all =
@@ -54,25 +63,35 @@ public final class JobTable {
             + table
             + " (job_key, version, "
             + String.join(", ", all)
-            + ") VALUES (:key, :version, :"
+            + ", change_seq, changed_at) VALUES (:key, :version, :"
             + String.join(", :", all)
+            + ", "
+            + dialect.nextChange(prefix)
+            + ", "
+            + dialect.now()
             + ")";
     updateDefinition =
-        "UPDATE " + table + " SET " + assignments(definition) + ", version = :version";
+        "UPDATE " + table + " SET " + assignments(definition) + ", version = :version" + stamp;
     replace = updateDefinition + " WHERE job_key = :key AND version = :expected";
     runStarted =
         "UPDATE "
             + table
             + " SET state = CASE WHEN state = 'SCHEDULED' THEN 'RUNNING' ELSE state END,"
             + " last_start = :start WHERE job_key = :key";
-    runFinished =
+    String finished =
         "UPDATE "
             + table
             + " SET "
             + assignments(JobRows.SCHEDULE)
             + ", "
             + assignments(JobRows.STATS)
-            + ", version = :version WHERE job_key = :key";
+            + ", version = :version"
+            + stamp;
+    runFinishedKeepingClaim = finished + " WHERE job_key = :key";
+    runFinished =
+        finished
+            + ", owner = NULL, lease_until = NULL, claimed_fire = NULL, recovery = NULL"
+            + " WHERE job_key = :key";
     delete = "DELETE FROM " + table + " WHERE job_key = :key";
   }
 
@@ -154,9 +173,15 @@ public final class JobTable {
     batch.execute();
   }
 
-  /** Sets the schedule state, statistics and version of the record's row. */
-  public void runFinished(Handle h, JobRecord r) {
-    var u = h.createUpdate(runFinished).bind("key", r.key()).bind("version", r.version());
+  /**
+   * Sets the schedule state, statistics and version of the record's row, and ends its claim unless
+   * {@code keepClaim} (another instance's claim that a stale write-back must not end).
+   */
+  public void runFinished(Handle h, JobRecord r, boolean keepClaim) {
+    var u =
+        h.createUpdate(keepClaim ? runFinishedKeepingClaim : runFinished)
+            .bind("key", r.key())
+            .bind("version", r.version());
     JobRows.bindSchedule(u, r);
     JobRows.bindStats(u, r);
     u.execute();

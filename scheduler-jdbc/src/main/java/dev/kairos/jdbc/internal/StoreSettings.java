@@ -11,10 +11,15 @@ import java.time.Duration;
  * @param historyPerJob runs kept per job (0 keeps none)
  * @param historyMaxAge runs that ended longer than this before a job's newest run are deleted; null
  *     keeps them (up to {@code historyPerJob})
+ * @param clustered whether the store is in cluster mode (claims, notifications)
+ * @param changeSettle how long after its stamp a change counts as settled ({@link
+ *     ChangeFeed#SETTLE}; shorter only in tests)
  */
 public record StoreSettings(
     String tablePrefix,
     boolean createSchema,
     boolean keepCompleted,
     int historyPerJob,
-    Duration historyMaxAge) {}
+    Duration historyMaxAge,
+    boolean clustered,
+    Duration changeSettle) {}

@@ -28,6 +28,11 @@ final class Values {
         : BigDecimal.valueOf(t.getEpochSecond()).add(BigDecimal.valueOf(t.getNano(), 9));
   }
 
+  /** A duration as decimal seconds, to add to or subtract from an instant column in SQL. */
+  static BigDecimal seconds(Duration d) {
+    return BigDecimal.valueOf(d.getSeconds()).add(BigDecimal.valueOf(d.getNano(), 9));
+  }
+
   /** The instant of a column value; throws for a value outside the instant range. */
   static Instant instant(BigDecimal d) {
     if (d == null) {

@@ -2,6 +2,7 @@ package dev.kairos.jdbc.internal;
 
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import java.util.Objects;
@@ -13,17 +14,24 @@ public final class WriteBack {
   /**
    * The record after the run, as {@code InMemoryStore} computes it: statistics always; the result's
    * schedule state and a new version if the record is at the version the run was taken at, else the
-   * stored schedule state with RUNNING turned back to SCHEDULED.
+   * stored schedule state with RUNNING turned back to SCHEDULED, unless another instance holds the
+   * claim (cluster mode: its run is under way, or its lease expires and the fire is recovered). A
+   * trigger set meanwhile keeps its due time, but the next timetable fire is the result's: the fire
+   * that ran must not run again after the trigger.
+   *
+   * @param leasedToOther true if the row's claim belongs to an instance other than the result's
    */
-  public static JobRecord apply(JobRecord r, RunResult x) {
+  public static JobRecord apply(JobRecord r, RunResult x, boolean leasedToOther) {
     boolean failed = x.outcome() != RunOutcome.SUCCESS;
     boolean current = r.version() == x.expectedVersion();
     JobState state =
-        current ? x.state() : r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state();
+        current
+            ? x.state()
+            : r.state() == JobState.RUNNING && !leasedToOther ? JobState.SCHEDULED : r.state();
     return new JobRecord(
         r.spec(),
         state,
-        current ? x.nextFireTime() : r.nextFireTime(),
+        current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
         current ? x.dueTime() : r.dueTime(),
         current ? x.dueKind() : r.dueKind(),
         current ? x.nextAttempt() : r.attempt(),
@@ -49,6 +57,14 @@ public final class WriteBack {
         && Objects.equals(x.start(), r.lastStart())
         && Objects.equals(x.end(), r.lastEnd())
         && x.outcome() == r.lastOutcome();
+  }
+
+  /**
+   * Whether the write-back leaves the row's claim (owner and lease) as it is: only when the run was
+   * not current and another instance holds the claim. Otherwise the claim ends with the run.
+   */
+  public static boolean keepsClaim(JobRecord r, RunResult x, boolean leasedToOther) {
+    return r.version() != x.expectedVersion() && leasedToOther;
   }
 
   /** The record as the store keeps it: its error trimmed to {@link JobRows#MAX_ERROR_LENGTH}. */

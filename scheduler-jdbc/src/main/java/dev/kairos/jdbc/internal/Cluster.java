@@ -1,0 +1,253 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.StoreException;
+import dev.kairos.spi.ClusterStore.Changes;
+import dev.kairos.spi.ClusterStore.Claimed;
+import dev.kairos.spi.JobRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The cluster half of the JDBC store: instances and heartbeats, claims and leases ({@link
+ * ClusterTable}), the change feed ({@link ChangeFeed}) and the signal that announces it ({@link
+ * ChangeSignal}), each call in a handle or transaction of its own. {@code JdbcStore} delegates its
+ * {@code ClusterStore} methods here.
+ *
+ * <p>A claim that failed with an error is remembered ({@link #inDoubt}): its commit may have
+ * succeeded with the acknowledgement lost, so when the engine retries it, a lost claim is checked
+ * against the row and recognised as the instance's own instead of leaving the fire to its own lease
+ * (which would delay it by a lease and flag it as a recovery).
+ */
+public final class Cluster implements AutoCloseable {
+  /** Instances silent for longer are removed from {@code <prefix>instances} when one registers. */
+  static final Duration FORGET_INSTANCES_AFTER = Duration.ofDays(1);
+
+  /** A plain store warns at open if clustered instances sent a heartbeat within this. */
+  static final Duration LIVE_WITHIN = Duration.ofMinutes(2);
+
+  /** Most claims remembered as in doubt; more are never retried (a closed scheduler's). */
+  private static final int MAX_IN_DOUBT = 10_000;
+
+  private static final Logger log = LoggerFactory.getLogger(Cluster.class);
+
+  private final Database database;
+  private final Dialect dialect;
+  private final ClusterTable table;
+  private final ChangeFeed feed;
+  private final ChangeSignal signal;
+  private final Duration settle;
+
+  /** Maps a row to its record, or to empty after logging that it cannot be read. */
+  private final Function<JobRows.Row, Optional<JobRecord>> readable;
+
+  /** Claims (key@version) whose call failed: maybe committed, acknowledgement lost. */
+  private final Set<String> inDoubt = ConcurrentHashMap.newKeySet();
+
+  private Cluster(
+      Database database,
+      Dialect dialect,
+      String prefix,
+      ChangeSignal signal,
+      StoreSettings settings,
+      Function<JobRows.Row, Optional<JobRecord>> readable) {
+    this.database = database;
+    this.dialect = dialect;
+    this.table = new ClusterTable(prefix, dialect);
+    this.feed = new ChangeFeed(prefix, dialect);
+    this.signal = signal;
+    this.settle = settings.changeSettle();
+    this.readable = readable;
+  }
+
+  /**
+   * The cluster side of an open database. A clustered store over an embedded H2 file is refused
+   * (the database is closed); a plain store warns if clustered instances are alive on its tables.
+   *
+   * @param readable maps a row to its record, or to empty after logging that it cannot be read
+   * @throws StoreException if cluster mode is asked for over an embedded H2 database
+   */
+  public static Cluster of(
+      Database database,
+      ConnectionSource source,
+      StoreSettings settings,
+      Function<JobRows.Row, Optional<JobRecord>> readable,
+      Predicate<String> embeddedH2) {
+    Dialect d = database.dialect();
+    String prefix = settings.tablePrefix();
+    String url = database.url();
+    if (settings.clustered() && d == Dialect.H2 && embeddedH2.test(url)) {
+      database.close();
+      throw new StoreException(
+          "cluster mode needs a database several processes share (PostgreSQL, or an H2 server"
+              + " URL), not the embedded H2 database "
+              + url);
+    }
+    ChangeSignal signal =
+        settings.clustered() && d == Dialect.POSTGRESQL
+            ? ChangeSignal.postgres(database, source, prefix.toLowerCase(Locale.ROOT) + "changes")
+            : ChangeSignal.polling();
+    Cluster c = new Cluster(database, d, prefix, signal, settings, readable);
+    if (!settings.clustered()) {
+      c.warnIfClusterRuns(prefix);
+    }
+    return c;
+  }
+
+  private void warnIfClusterRuns(String prefix) {
+    List<String> live =
+        database.withHandle("reading the cluster's instances", h -> table.live(h, LIVE_WITHIN));
+    if (!live.isEmpty()) {
+      log.warn(
+          "instances {} use tables {}* in cluster mode, but this store is not clustered: fires"
+              + " run through it are not claimed and may run twice; build it with clustered(true)",
+          live,
+          prefix);
+    }
+  }
+
+  /** Registers (or re-registers) an instance, started now by the database clock. */
+  public void register(String instance) {
+    database.inTransaction(
+        "registering instance " + instance,
+        h -> {
+          table.register(h, instance, FORGET_INSTANCES_AFTER);
+          return null;
+        });
+  }
+
+  /** Records the instance's heartbeat by the database clock. */
+  public void heartbeat(String instance) {
+    database.inTransaction(
+        "recording the heartbeat of instance " + instance,
+        h -> {
+          table.heartbeat(h, instance);
+          return null;
+        });
+  }
+
+  /** Removes the instance. */
+  public void deregister(String instance) {
+    database.withHandle(
+        "deregistering instance " + instance,
+        h -> {
+          table.deregister(h, instance);
+          return null;
+        });
+  }
+
+  /** Registered instances and their last heartbeat by the database clock, by id. */
+  public Map<String, Instant> instances() {
+    return database.withHandle("reading the cluster's instances", table::instances);
+  }
+
+  /** Claims {@code expected}'s fire for {@code instance}; see {@link ClusterTable#claim}. */
+  public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+    String what =
+        "claiming job '" + expected.key() + "' (due " + expected.dueTime() + ") for " + instance;
+    String claim = expected.key() + "@" + expected.version();
+    boolean repeated = inDoubt.remove(claim);
+    Optional<ClusterTable.Claim> won;
+    try {
+      won =
+          dialect.updateReturns()
+              ? database.withHandle(what, h -> table.claim(h, expected, instance, lease))
+              : database.inTransaction(what, h -> table.claim(h, expected, instance, lease));
+      if (won.isEmpty() && repeated) {
+        won = database.withHandle(what, h -> table.ownClaim(h, expected, instance));
+      }
+    } catch (StoreException e) {
+      if (inDoubt.size() >= MAX_IN_DOUBT) {
+        inDoubt.clear();
+      }
+      inDoubt.add(claim);
+      throw e;
+    }
+    if (won.isEmpty()) {
+      return Optional.empty();
+    }
+    changed();
+    boolean recovery = won.get().recovery();
+    return readable.apply(won.get().row()).map(r -> new Claimed(r, recovery));
+  }
+
+  /** Extends the leases {@code instance} holds on these jobs; returns how many. */
+  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    return database.withHandle(
+        "renewing the leases of instance " + instance, h -> table.renew(h, instance, keys, lease));
+  }
+
+  /** Jobs whose claim's lease has expired; see {@link ClusterTable#expired}. */
+  public List<JobRecord> expiredClaims(int limit) {
+    return readableOnly(
+        database.withHandle("reading expired claims", h -> table.expired(h, limit)));
+  }
+
+  /** The change feed after {@code cursor}; see {@link ChangeFeed#read}. */
+  public Changes changesSince(long cursor, int limit) {
+    ChangeFeed.Page page =
+        database.withHandle(
+            "reading changes after " + cursor, h -> feed.read(h, cursor, limit, settle));
+    return new Changes(readableOnly(page.changed()), page.deleted(), page.cursor());
+  }
+
+  /** Where a new reader of the feed starts; see {@link ChangeFeed#cursor}. */
+  public long changeCursor() {
+    return database.withHandle("reading the change cursor", h -> feed.cursor(h, settle));
+  }
+
+  /** Records a deletion for the feed, in the caller's transaction. */
+  public void deleted(Handle h, String key) {
+    feed.deleted(h, key);
+  }
+
+  /** Waits for a change signalled by any instance, up to {@code max}. */
+  public boolean awaitChange(Duration max) throws InterruptedException {
+    return signal.await(max);
+  }
+
+  /** A write committed: other instances will be told (cluster mode on PostgreSQL only). */
+  public void changed() {
+    signal.changed();
+  }
+
+  /** The database clock. */
+  public Instant now() {
+    return database.withHandle("reading the database clock", feed::now);
+  }
+
+  private List<JobRecord> readableOnly(List<JobRows.Row> rows) {
+    List<JobRecord> out = new ArrayList<>(rows.size());
+    for (JobRows.Row row : rows) {
+      readable.apply(row).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /** Stops the signal: no more notifications sent, the listening connection closed. */
+  @Override
+  public void close() {
+    signal.close();
+  }
+
+  /** How changes are signalled. */
+  @Override
+  public String toString() {
+    return signal.toString();
+  }
+}

@@ -1,0 +1,236 @@
+package dev.kairos.jdbc.internal;
+
+import static dev.kairos.jdbc.internal.Values.decimal;
+import static dev.kairos.jdbc.internal.Values.instant;
+import static dev.kairos.jdbc.internal.Values.seconds;
+
+import dev.kairos.spi.JobRecord;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * The SQL of cluster mode: claims and leases on the {@code <prefix>jobs} rows (columns {@code
+ * owner}, {@code lease_until}, {@code claimed_fire}, {@code recovery}) and the {@code
+ * <prefix>instances} table. Every method runs on the caller's handle.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p>A claim is one conditional UPDATE of the job's row: it succeeds only if the row still has the
+ * version and due time the claiming instance queued it with (or is RUNNING: a recovery) and no live
+ * lease is held on it. Lease expiry is judged by the database clock inside the statement ({@link
+ * Dialect#now()}), never by an instance's clock. Concurrent claims of one row serialize on its row
+ * lock; the losers re-evaluate the condition on the winner's row and update nothing. The UPDATE
+ * also bumps the version, so a loser's stale write-back can never overwrite the winner's schedule
+ * state. Whether the claim is a recovery is the row's state before the update; since an UPDATE's
+ * SET expressions read the old row, the statement stores it in {@code recovery}, whence PostgreSQL
+ * returns it with the row ({@code RETURNING *}) and H2 re-reads it.
+ */
+public final class ClusterTable {
+  private static final int RENEW_CHUNK = 100;
+
+  private final Dialect dialect;
+  private final String claim;
+  private final String select;
+  private final String ownClaim;
+  private final String renew;
+  private final String expired;
+  private final String registerAgain;
+  private final String register;
+  private final String heartbeat;
+  private final String deregister;
+  private final String trimInstances;
+  private final String instances;
+  private final String liveInstances;
+
+  /** The statements for the tables with this (validated) prefix in this dialect. */
+  public ClusterTable(String prefix, Dialect dialect) {
+    this.dialect = dialect;
+    String jobs = prefix + "jobs";
+    String table = prefix + "instances";
+    String now = dialect.now();
+    claim =
+        "UPDATE "
+            + jobs
+            + " SET recovery = (state = 'RUNNING'),"
+            + " state = CASE WHEN state = 'PAUSED' THEN 'PAUSED' ELSE 'RUNNING' END,"
+            + " version = version + 1, owner = :instance, lease_until = "
+            + now
+            + " + :lease, claimed_fire = due_time, last_start = "
+            + now
+            + ", change_seq = "
+            + dialect.nextChange(prefix)
+            + ", changed_at = "
+            + now
+            + " WHERE job_key = :key AND version = :version"
+            + " AND (due_time = :due OR state = 'RUNNING')"
+            + " AND (owner IS NULL OR lease_until <= "
+            + now
+            + ")";
+    select = "SELECT * FROM " + jobs + " WHERE job_key = :key";
+    ownClaim = select + " AND owner = :instance AND version = :version AND claimed_fire = :due";
+    renew =
+        "UPDATE "
+            + jobs
+            + " SET lease_until = "
+            + now
+            + " + :lease WHERE owner = :instance AND job_key IN (";
+    expired =
+        "SELECT * FROM "
+            + jobs
+            + " WHERE (state = 'RUNNING' AND owner IS NULL) OR (lease_until <= "
+            + now
+            + " AND due_time IS NOT NULL) ORDER BY job_key LIMIT :limit";
+    registerAgain =
+        "UPDATE "
+            + table
+            + " SET started = "
+            + now
+            + ", last_heartbeat = "
+            + now
+            + " WHERE instance = :instance";
+    register =
+        "INSERT INTO "
+            + table
+            + " (instance, started, last_heartbeat) VALUES (:instance, "
+            + now
+            + ", "
+            + now
+            + ")";
+    heartbeat = "UPDATE " + table + " SET last_heartbeat = " + now + " WHERE instance = :instance";
+    deregister = "DELETE FROM " + table + " WHERE instance = :instance";
+    trimInstances = "DELETE FROM " + table + " WHERE last_heartbeat < " + now + " - :stale";
+    instances = "SELECT instance, last_heartbeat FROM " + table + " ORDER BY instance";
+    liveInstances =
+        "SELECT instance FROM "
+            + table
+            + " WHERE last_heartbeat >= "
+            + now
+            + " - :within ORDER BY instance";
+  }
+
+  /** A won claim: the row as claimed, and whether it recovers an expired claim. */
+  public record Claim(JobRows.Row row, boolean recovery) {}
+
+  /**
+   * Claims {@code expected}'s fire for {@code instance} (see the design notes). On H2 it takes two
+   * statements, so call it in a transaction.
+   */
+  public Optional<Claim> claim(Handle h, JobRecord expected, String instance, Duration lease) {
+    if (expected.dueTime() == null) {
+      return Optional.empty();
+    }
+    if (dialect.updateReturns()) {
+      return bindClaim(h.createQuery(claim + " RETURNING *"), expected, instance, lease)
+          .map((rs, ctx) -> claimed(rs))
+          .findOne();
+    }
+    int updated = bindClaim(h.createUpdate(claim), expected, instance, lease).execute();
+    return updated == 0
+        ? Optional.empty()
+        : h.createQuery(select).bind("key", expected.key()).map((rs, ctx) -> claimed(rs)).findOne();
+  }
+
+  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindClaim(
+      S s, JobRecord expected, String instance, Duration lease) {
+    return s.bind("key", expected.key())
+        .bind("version", expected.version())
+        .bind("due", decimal(expected.dueTime()))
+        .bind("instance", instance)
+        .bind("lease", seconds(lease));
+  }
+
+  /**
+   * The claim of {@code expected}'s fire if {@code instance} already holds it: a claim repeated
+   * after its commit succeeded but its acknowledgement was lost.
+   */
+  public Optional<Claim> ownClaim(Handle h, JobRecord expected, String instance) {
+    return h.createQuery(ownClaim)
+        .bind("key", expected.key())
+        .bind("instance", instance)
+        .bind("version", expected.version() + 1)
+        .bind("due", decimal(expected.dueTime()))
+        .map((rs, ctx) -> claimed(rs))
+        .findOne();
+  }
+
+  private static Claim claimed(ResultSet rs) throws SQLException {
+    return new Claim(JobRows.read(rs), rs.getBoolean("recovery"));
+  }
+
+  /** Extends the leases {@code instance} holds on these jobs to now + lease; returns how many. */
+  public int renew(Handle h, String instance, Collection<String> keys, Duration lease) {
+    List<String> all = new ArrayList<>(keys);
+    int renewed = 0;
+    for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
+      List<String> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
+      String in =
+          IntStream.range(0, chunk.size())
+              .mapToObj(i -> ":k" + i)
+              .collect(Collectors.joining(", "));
+      var u =
+          h.createUpdate(renew + in + ")").bind("instance", instance).bind("lease", seconds(lease));
+      for (int i = 0; i < chunk.size(); i++) {
+        u.bind("k" + i, chunk.get(i));
+      }
+      renewed += u.execute();
+    }
+    return renewed;
+  }
+
+  /**
+   * Rows whose claim's lease has expired (RUNNING, or changed by another instance during the run
+   * but still due), and RUNNING rows without a claim (left by a single-instance store), by key, at
+   * most {@code limit}.
+   */
+  public List<JobRows.Row> expired(Handle h, int limit) {
+    return h.createQuery(expired).bind("limit", limit).map((rs, ctx) -> JobRows.read(rs)).list();
+  }
+
+  /**
+   * Registers the instance, started now; forgets instances silent for longer than {@code stale}.
+   * Call in a transaction.
+   */
+  public void register(Handle h, String instance, Duration stale) {
+    h.createUpdate(trimInstances).bind("stale", seconds(stale)).execute();
+    if (h.createUpdate(registerAgain).bind("instance", instance).execute() == 0) {
+      h.createUpdate(register).bind("instance", instance).execute();
+    }
+  }
+
+  /** Records the instance's heartbeat; registers it again if its row is gone. */
+  public void heartbeat(Handle h, String instance) {
+    if (h.createUpdate(heartbeat).bind("instance", instance).execute() == 0) {
+      h.createUpdate(register).bind("instance", instance).execute();
+    }
+  }
+
+  /** Removes the instance. */
+  public void deregister(Handle h, String instance) {
+    h.createUpdate(deregister).bind("instance", instance).execute();
+  }
+
+  /** Registered instances and their last heartbeat, by id. */
+  public Map<String, Instant> instances(Handle h) {
+    Map<String, Instant> out = new LinkedHashMap<>();
+    h.createQuery(instances)
+        .map((rs, ctx) -> Map.entry(rs.getString("instance"), instant(rs, "last_heartbeat")))
+        .forEach(e -> out.put(e.getKey(), e.getValue()));
+    return out;
+  }
+
+  /** Instances that sent a heartbeat within {@code within}, by id. */
+  public List<String> live(Handle h, Duration within) {
+    return h.createQuery(liveInstances).bind("within", seconds(within)).mapTo(String.class).list();
+  }
+}

@@ -1,0 +1,144 @@
+package dev.kairos.jdbc;
+
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.internal.KairosScheduler;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A cluster benchmark, not run by the tests: N scheduler instances in this JVM over N stores on one
+ * PostgreSQL schema (127.0.0.1:5432, database test), J jobs on a fixed rate under {@code
+ * Misfire.catchUp()}, a no-op handler; prints fires per second, lateness (actual start minus
+ * scheduled fire time) and how far behind the cluster is at the end, for each instance count.
+ *
+ * <pre>
+ * mvn -q -B test-compile -pl scheduler-jdbc -am
+ * mvn -q -B dependency:build-classpath -pl scheduler-jdbc -Dmdep.includeScope=test \
+ *     -Dmdep.outputFile=/tmp/cp.txt
+ * java -cp scheduler-jdbc/target/test-classes:scheduler-jdbc/target/classes:\
+ * scheduler-api/target/classes:scheduler-engine/target/classes:scheduler-engine/target/test-classes:\
+ * $(cat /tmp/cp.txt) -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+ *     dev.kairos.jdbc.ClusterBenchmark instances=1,2,3 jobs=100 period=PT0.25S seconds=15 \
+ *     clustered=true workers=4
+ * </pre>
+ *
+ * <p>The module's own classes come first, ahead of Kairos jars in the local repository. The schema
+ * is created and dropped by the run. (To be moved into the benchmarks module.)
+ */
+public final class ClusterBenchmark {
+  private ClusterBenchmark() {}
+
+  public static void main(String[] args) throws Exception {
+    java.util.Map<String, String> a = new java.util.HashMap<>();
+    for (String arg : args) {
+      a.put(arg.substring(0, arg.indexOf('=')), arg.substring(arg.indexOf('=') + 1));
+    }
+    int jobs = Integer.parseInt(a.getOrDefault("jobs", "100"));
+    Duration period = Duration.parse(a.getOrDefault("period", "PT0.25S"));
+    int seconds = Integer.parseInt(a.getOrDefault("seconds", "20"));
+    boolean clustered = Boolean.parseBoolean(a.getOrDefault("clustered", "true"));
+    int workers = Integer.parseInt(a.getOrDefault("workers", "4"));
+    System.out.printf(
+        "%d jobs every %d ms (%.0f fires/s offered), %d s, %s, %d workers per instance%n",
+        jobs,
+        period.toMillis(),
+        jobs * 1000.0 / period.toMillis(),
+        seconds,
+        clustered ? "clustered" : "not clustered",
+        workers);
+    System.out.println("instances  fires/s  p50 ms  p99 ms  max ms  behind at end");
+    for (String n : a.getOrDefault("instances", "1,2,3").split(",")) {
+      run(Integer.parseInt(n), jobs, period, seconds, clustered, workers);
+    }
+  }
+
+  private static void run(
+      int instances, int jobs, Duration period, int seconds, boolean clustered, int workers)
+      throws Exception {
+    String schema = "kairos_bench_" + UUID.randomUUID().toString().substring(0, 8);
+    execute("CREATE SCHEMA " + schema);
+    String url = PostgresTestDatabase.SERVER + "?currentSchema=" + schema;
+    ConcurrentLinkedQueue<Long> lateness = new ConcurrentLinkedQueue<>();
+    AtomicLong runs = new AtomicLong();
+    List<KairosScheduler> schedulers = new ArrayList<>();
+    try {
+      for (int i = 0; i < instances; i++) {
+        KairosScheduler s =
+            Kairos.builder()
+                .store(
+                    JdbcStore.builder()
+                        .url(url)
+                        .user(PostgresTestDatabase.USER)
+                        .poolSize(workers + 1)
+                        .clustered(clustered)
+                        .build())
+                .instanceId("i" + i)
+                .workers(workers)
+                .handler(
+                    "noop",
+                    ctx -> {
+                      runs.incrementAndGet();
+                      lateness.add(
+                          Duration.between(ctx.scheduledFireTime(), ctx.actualStart()).toNanos());
+                    })
+                .buildEngine();
+        schedulers.add(s);
+        s.start();
+      }
+      Instant t0 = Instant.now().plusSeconds(3);
+      for (int j = 0; j < jobs; j++) {
+        schedulers
+            .get(j % instances)
+            .schedule(
+                JobSpec.named("job-" + j)
+                    .handler("noop")
+                    .fixedRate(period)
+                    .startAt(t0)
+                    .misfire(Misfire.catchUp()));
+      }
+      Thread.sleep(Duration.between(Instant.now(), t0).toMillis() + seconds * 1000L);
+      Instant end = Instant.now();
+      long ran = runs.get();
+      long offered = jobs * (Duration.between(t0, end).toNanos() / period.toNanos() + 1);
+      List<Long> sorted = new ArrayList<>(lateness);
+      sorted.sort(null);
+      System.out.printf(
+          Locale.ROOT,
+          "%9d  %7.0f  %6d  %6d  %6d  %d fires (%.1f s of work)%n",
+          instances,
+          ran / (double) seconds,
+          pct(sorted, 0.5),
+          pct(sorted, 0.99),
+          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1_000_000,
+          Math.max(0, offered - ran),
+          Math.max(0, offered - ran) * period.toMillis() / 1000.0 / jobs);
+    } finally {
+      schedulers.forEach(KairosScheduler::close);
+      execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+  }
+
+  private static long pct(List<Long> sorted, double p) {
+    return sorted.isEmpty() ? 0 : sorted.get((int) (p * (sorted.size() - 1))) / 1_000_000;
+  }
+
+  private static void execute(String sql) throws Exception {
+    try (Connection c =
+            DriverManager.getConnection(
+                PostgresTestDatabase.SERVER, PostgresTestDatabase.USER, "");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+}
