@@ -1,9 +1,10 @@
-package dev.kairos.jdbc;
+package dev.kairos.benchmarks;
 
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -23,20 +24,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * scheduled fire time) and how far behind the cluster is at the end, for each instance count.
  *
  * <pre>
- * mvn -q -B test-compile -pl scheduler-jdbc -am
- * mvn -q -B dependency:build-classpath -pl scheduler-jdbc -Dmdep.includeScope=test \
- *     -Dmdep.outputFile=/tmp/cp.txt
- * java -cp scheduler-jdbc/target/test-classes:scheduler-jdbc/target/classes:\
- * scheduler-api/target/classes:scheduler-engine/target/classes:scheduler-engine/target/test-classes:\
- * $(cat /tmp/cp.txt) -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
- *     dev.kairos.jdbc.ClusterBenchmark instances=1,2,3 jobs=100 period=PT0.25S seconds=15 \
+ * mvn -q -B package -DskipTests -pl benchmarks -am
+ * java -cp benchmarks/target/kairos-benchmarks.jar -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+ *     dev.kairos.benchmarks.ClusterBenchmark instances=1,2,3 jobs=100 period=PT0.25S seconds=15 \
  *     clustered=true workers=4
  * </pre>
  *
- * <p>The module's own classes come first, ahead of Kairos jars in the local repository. The schema
- * is created and dropped by the run. (To be moved into the benchmarks module.)
+ * <p>The schema is created and dropped by the run ({@code -Dkairos.pg.url=...} for another server).
  */
 public final class ClusterBenchmark {
+  private static final String PG_URL =
+      System.getProperty("kairos.pg.url", "jdbc:postgresql://127.0.0.1:5432/test");
+  private static final String PG_USER = System.getProperty("kairos.pg.user", "postgres");
+
   private ClusterBenchmark() {}
 
   public static void main(String[] args) throws Exception {
@@ -68,7 +68,7 @@ public final class ClusterBenchmark {
       throws Exception {
     String schema = "kairos_bench_" + UUID.randomUUID().toString().substring(0, 8);
     execute("CREATE SCHEMA " + schema);
-    String url = PostgresTestDatabase.SERVER + "?currentSchema=" + schema;
+    String url = PG_URL + "?currentSchema=" + schema;
     ConcurrentLinkedQueue<Long> lateness = new ConcurrentLinkedQueue<>();
     AtomicLong runs = new AtomicLong();
     List<KairosScheduler> schedulers = new ArrayList<>();
@@ -79,7 +79,7 @@ public final class ClusterBenchmark {
                 .store(
                     JdbcStore.builder()
                         .url(url)
-                        .user(PostgresTestDatabase.USER)
+                        .user(PG_USER)
                         .poolSize(workers + 1)
                         .clustered(clustered)
                         .build())
@@ -134,9 +134,7 @@ public final class ClusterBenchmark {
   }
 
   private static void execute(String sql) throws Exception {
-    try (Connection c =
-            DriverManager.getConnection(
-                PostgresTestDatabase.SERVER, PostgresTestDatabase.USER, "");
+    try (Connection c = DriverManager.getConnection(PG_URL, PG_USER, "");
         Statement s = c.createStatement()) {
       s.execute(sql);
     }
