@@ -1,10 +1,8 @@
 package dev.kairos.engine;
 
 import dev.kairos.JobState;
-import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.spi.ClusterStore;
-import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
@@ -228,33 +226,13 @@ public final class InMemoryStore implements ClusterStore {
       return Optional.empty();
     }
     appendHistory(x);
-    boolean failed = x.outcome() != RunOutcome.SUCCESS;
     boolean current = r.version() == x.expectedVersion();
     Lease lease = leases.get(x.key());
     boolean leasedToOther = lease != null && !lease.owner().equals(x.instance());
     if (current || !leasedToOther) {
       leases.remove(x.key());
     }
-    JobState state =
-        current
-            ? x.state()
-            : r.state() == JobState.RUNNING && !leasedToOther ? JobState.SCHEDULED : r.state();
-    JobRecord updated =
-        new JobRecord(
-            r.spec(),
-            state,
-            current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
-            current ? x.dueTime() : r.dueTime(),
-            current ? x.dueKind() : r.dueKind(),
-            current ? x.nextAttempt() : r.attempt(),
-            x.scheduledFireTime(),
-            x.start(),
-            x.end(),
-            x.outcome(),
-            failed ? x.error() : null,
-            r.runCount() + 1,
-            r.failureCount() + (failed ? 1 : 0),
-            current ? r.version() + 1 : r.version());
+    JobRecord updated = x.applyTo(r, leasedToOther);
     if (updated.state() == JobState.COMPLETE && !keepCompleted) {
       delete(x.key());
       return Optional.empty();

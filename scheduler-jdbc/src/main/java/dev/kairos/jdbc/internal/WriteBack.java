@@ -1,8 +1,5 @@
 package dev.kairos.jdbc.internal;
 
-import dev.kairos.JobState;
-import dev.kairos.RunOutcome;
-import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import java.util.Objects;
@@ -12,37 +9,12 @@ public final class WriteBack {
   private WriteBack() {}
 
   /**
-   * The record after the run, as {@code InMemoryStore} computes it: statistics always; the result's
-   * schedule state and a new version if the record is at the version the run was taken at, else the
-   * stored schedule state with RUNNING turned back to SCHEDULED, unless another instance holds the
-   * claim (cluster mode: its run is under way, or its lease expires and the fire is recovered). A
-   * trigger set meanwhile keeps its due time, but the next timetable fire is the result's: the fire
-   * that ran must not run again after the trigger.
+   * The record after the run ({@link RunResult#applyTo}), with its error trimmed for the column.
    *
    * @param leasedToOther true if the row's claim belongs to an instance other than the result's
    */
   public static JobRecord apply(JobRecord r, RunResult x, boolean leasedToOther) {
-    boolean failed = x.outcome() != RunOutcome.SUCCESS;
-    boolean current = r.version() == x.expectedVersion();
-    JobState state =
-        current
-            ? x.state()
-            : r.state() == JobState.RUNNING && !leasedToOther ? JobState.SCHEDULED : r.state();
-    return new JobRecord(
-        r.spec(),
-        state,
-        current || r.dueKind() == FireKind.TRIGGER ? x.nextFireTime() : r.nextFireTime(),
-        current ? x.dueTime() : r.dueTime(),
-        current ? x.dueKind() : r.dueKind(),
-        current ? x.nextAttempt() : r.attempt(),
-        x.scheduledFireTime(),
-        x.start(),
-        x.end(),
-        x.outcome(),
-        failed ? JobRows.trim(x.error()) : null,
-        r.runCount() + 1,
-        r.failureCount() + (failed ? 1 : 0),
-        current ? r.version() + 1 : r.version());
+    return trimmed(x.applyTo(r, leasedToOther));
   }
 
   /**
