@@ -185,51 +185,7 @@ final class FireRunner {
       Instant end,
       RunOutcome outcome,
       Throwable failure) {
-    String error = failure == null ? null : trim(failure.toString());
-    if (outcome == RunOutcome.INTERRUPTED) {
-      // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
-      return new RunResult(
-          r.key(),
-          r.version(),
-          fire.scheduled(),
-          fire.attempt(),
-          start,
-          end,
-          outcome,
-          error,
-          config.instanceId(),
-          JobState.SCHEDULED,
-          r.nextFireTime(),
-          r.dueTime(),
-          r.dueKind(),
-          r.attempt());
-    }
-    Instant next =
-        fire.kind() == FireKind.TRIGGER
-            ? r.nextFireTime()
-            : tt.afterRun(fire.scheduled(), end).orElse(null);
-    boolean paused = r.state() == JobState.PAUSED;
-    Retryable retry = retryOf(r, fire, outcome, end);
-    if (retry != null && !paused) {
-      return new RunResult(
-          r.key(),
-          r.version(),
-          fire.scheduled(),
-          fire.attempt(),
-          start,
-          end,
-          outcome,
-          error,
-          config.instanceId(),
-          JobState.SCHEDULED,
-          next,
-          retry.due(),
-          FireKind.RETRY,
-          fire.attempt() + 1);
-    }
-    JobState state =
-        next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
-    Instant due = state == JobState.SCHEDULED ? next : null;
+    NextState next = nextState(r, tt, fire, outcome, end);
     return new RunResult(
         r.key(),
         r.version(),
@@ -238,23 +194,50 @@ final class FireRunner {
         start,
         end,
         outcome,
-        error,
+        failure == null ? null : trim(failure.toString()),
         config.instanceId(),
-        state,
-        next,
-        due,
-        FireKind.TIMETABLE,
-        1);
+        next.state(),
+        next.nextFire(),
+        next.due(),
+        next.kind(),
+        next.attempt());
   }
 
-  private record Retryable(Instant due) {}
+  /**
+   * The schedule state a write-back leaves: state, next timetable fire, due time, kind, attempt.
+   */
+  private record NextState(
+      JobState state, Instant nextFire, Instant due, FireKind kind, int attempt) {}
 
-  private Retryable retryOf(JobRecord r, Fire fire, RunOutcome outcome, Instant end) {
+  private NextState nextState(
+      JobRecord r, Timetable tt, Fire fire, RunOutcome outcome, Instant end) {
+    if (outcome == RunOutcome.INTERRUPTED) {
+      // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
+      return new NextState(
+          JobState.SCHEDULED, r.nextFireTime(), r.dueTime(), r.dueKind(), r.attempt());
+    }
+    Instant next =
+        fire.kind() == FireKind.TRIGGER
+            ? r.nextFireTime()
+            : tt.afterRun(fire.scheduled(), end).orElse(null);
+    boolean paused = r.state() == JobState.PAUSED;
+    Instant retryAt = retryAt(r, fire, outcome, end);
+    if (retryAt != null && !paused) {
+      return new NextState(JobState.SCHEDULED, next, retryAt, FireKind.RETRY, fire.attempt() + 1);
+    }
+    JobState state =
+        next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
+    return new NextState(
+        state, next, state == JobState.SCHEDULED ? next : null, FireKind.TIMETABLE, 1);
+  }
+
+  /** When to retry a failed fire, or null if its retry policy is spent (or it was a trigger). */
+  private static Instant retryAt(JobRecord r, Fire fire, RunOutcome outcome, Instant end) {
     int max = r.spec().retry().maxAttempts();
     if (outcome != RunOutcome.FAILURE || fire.kind() == FireKind.TRIGGER || fire.attempt() >= max) {
       return null;
     }
-    return new Retryable(Timetables.plus(end, r.spec().retry().delayBefore(fire.attempt() + 1)));
+    return Timetables.plus(end, r.spec().retry().delayBefore(fire.attempt() + 1));
   }
 
   private void report(RunContext ctx, RunResult result, Throwable failure, Duration took) {
