@@ -114,6 +114,15 @@ final class Router implements HttpHandler {
       call = new Call(x, call.method(), path, base, authenticate(x));
       route(call);
     } catch (Problem p) {
+      if (p.status == 401 || p.status == 403) {
+        log.info(
+            "dashboard: refused {} {} by '{}' from {}: {}",
+            call.method(),
+            path,
+            call.user(),
+            x.getRemoteAddress(),
+            p.getMessage());
+      }
       fail(call, p.status, p.getMessage());
     } catch (IllegalArgumentException e) {
       fail(call, 400, e.getMessage());
@@ -442,7 +451,8 @@ final class Router implements HttpHandler {
     h.set("Content-Security-Policy", CSP);
     h.set("X-Content-Type-Options", "nosniff");
     h.set("X-Frame-Options", "DENY");
-    h.set("Referrer-Policy", "no-referrer");
+    // same-origin, not no-referrer: with no-referrer, browsers send "Origin: null" on form posts.
+    h.set("Referrer-Policy", "same-origin");
     h.set("Cache-Control", "no-store");
     boolean head = x.getRequestMethod().equals("HEAD");
     x.sendResponseHeaders(status, head ? -1 : bytes.length);
