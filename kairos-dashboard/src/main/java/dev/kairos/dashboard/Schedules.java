@@ -12,14 +12,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
-/** Schedules and misfire policies in words, and a stored job's coming fire times. */
-final class Schedules {
+/**
+ * Schedules and misfire policies in words, and a stored job's coming fire times: what the
+ * dashboard's pages and the command-line tool show.
+ */
+public final class Schedules {
   private Schedules() {}
 
   /**
    * For example "every 5 minutes (cron 0 0/5 * * * ?, Europe/Berlin)" or "every 5m (fixed rate)".
    */
-  static String describe(Schedule s) {
+  public static String describe(Schedule s) {
     if (s instanceof Schedule.FixedRate r) {
       return "every " + human(r.period()) + " (fixed rate)";
     }
@@ -47,7 +50,7 @@ final class Schedules {
   }
 
   /** For example "fire once (threshold 1s)". */
-  static String describe(Misfire m) {
+  public static String describe(Misfire m) {
     String policy;
     if (m instanceof Misfire.CatchUp c) {
       policy = c.max() == Integer.MAX_VALUE ? "catch up" : "catch up newest " + c.max();
@@ -60,12 +63,12 @@ final class Schedules {
   }
 
   /** A duration as ISO-8601 without the "PT", lower case: 5m, 1h30m, 0.5s, 24h. */
-  static String human(Duration d) {
+  public static String human(Duration d) {
     return d == null ? "" : d.toString().substring(2).toLowerCase(Locale.ROOT);
   }
 
   /** The zone a job's times are best read in: its cron zone, else {@code fallback}. */
-  static ZoneId zoneOf(JobSpec spec, ZoneId fallback) {
+  public static ZoneId zoneOf(JobSpec spec, ZoneId fallback) {
     return spec.schedule() instanceof Schedule.Cron c && c.zone() != null ? c.zone() : fallback;
   }
 
@@ -74,7 +77,7 @@ final class Schedules {
    * timetable continues from it; a fixed delay's later fires depend on when runs end, and a
    * one-shot has one, so those give only the stored one.
    */
-  static List<Instant> nextFires(JobInfo info, int n) {
+  public static List<Instant> nextFires(JobInfo info, int n) {
     Instant next = info.nextFireTime();
     if (next == null || n <= 0) {
       return List.of();
