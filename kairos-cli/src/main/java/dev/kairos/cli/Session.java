@@ -39,6 +39,13 @@ final class Session implements AutoCloseable {
     store = b.build();
     try {
       store.open();
+    } catch (dev.kairos.StoreException e) {
+      store.close();
+      if (!create && String.valueOf(e.getMessage()).contains("createSchema(true)")) {
+        throw new KairosCli.CliException(
+            KairosCli.STORE, KairosCli.oneLine(e) + " (this tool: --create-schema)");
+      }
+      throw e;
     } catch (RuntimeException e) {
       store.close();
       throw e;
