@@ -337,6 +337,22 @@ abstract class CliContract {
             """);
   }
 
+  @Test
+  void instances_listsRegisteredInstances() throws Exception {
+    try (JdbcStore store = builder(prefix).build()) {
+      store.register("node-a");
+    }
+    Result r = kairos("instances");
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList())
+        .hasSize(2)
+        .first()
+        .isEqualTo("INSTANCE  LAST HEARTBEAT        SECONDS AGO");
+    assertThat(r.out().lines().toList().get(1)).startsWith("node-a    20");
+    JsonNode json = JobJson.mapper().readTree(kairos("--json", "instances").out());
+    assertThat(json.get(0).get("instance").asText()).isEqualTo("node-a");
+  }
+
   /** Opens a JDBC connection with DriverManager. */
   static Connection open(String url, String user, String password) throws Exception {
     return DriverManager.getConnection(url, user, password);

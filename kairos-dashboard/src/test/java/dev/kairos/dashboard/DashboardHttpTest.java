@@ -272,6 +272,17 @@ class DashboardHttpTest {
   }
 
   @Test
+  void instancesPage_andJson_showTheSuppliedInstances() throws Exception {
+    start(
+        KairosDashboard.builder(fixture.scheduler)
+            .instances(() -> java.util.Map.of("<b>node</b>", java.time.Instant.EPOCH)));
+    assertThat(get("/instances").body())
+        .contains("&lt;b&gt;node&lt;/b&gt;", "1970-01-01 00:00:00Z");
+    JsonNode a = JobJson.mapper().readTree(get("/api/instances").body());
+    assertThat(a.get(0).get("instance").asText()).isEqualTo("<b>node</b>");
+  }
+
+  @Test
   void withoutAuthHook_nonLoopbackBindIsRefused() {
     assertThatThrownBy(
             () -> KairosDashboard.builder(fixture.scheduler).bindAddress("0.0.0.0").port(0).start())
