@@ -31,6 +31,14 @@ final class Session implements AutoCloseable {
         b.password(password);
       }
     } else {
+      if (!create && !java.nio.file.Files.exists(h2.resolve("kairos.mv.db"))) {
+        // Opening would create an empty database there: a typo must not leave files behind.
+        throw new KairosCli.CliException(
+            KairosCli.STORE,
+            "no Kairos H2 store in "
+                + h2.toAbsolutePath()
+                + " (kairos.mv.db missing; --create-schema makes one)");
+      }
       b.h2(h2);
     }
     if (prefix != null) {

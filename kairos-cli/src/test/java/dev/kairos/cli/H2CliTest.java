@@ -1,5 +1,7 @@
 package dev.kairos.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.kairos.jdbc.JdbcStore;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -37,6 +39,13 @@ class H2CliTest extends CliContract {
         raw("--url", url(), "--user", "ops", "--password", "wrong", "jobs"),
         KairosCli.STORE,
         "Wrong user name or password");
+  }
+
+  @Test
+  void h2FolderWithoutStore_exits3_andCreatesNothing(@TempDir Path empty) throws Exception {
+    Path typo = empty.resolve("kairos-dat");
+    assertFails(raw("--h2", typo.toString(), "jobs"), KairosCli.STORE, "no Kairos H2 store in");
+    assertThat(typo).doesNotExist();
   }
 
   @Test
