@@ -1,6 +1,5 @@
 package dev.kairos.dashboard;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -12,7 +11,6 @@ import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -59,15 +57,11 @@ final class Router implements HttpHandler {
   /** The CSRF token header for the JSON API. */
   static final String CSRF_HEADER = "X-Kairos-Csrf";
 
-  private static final int MAX_FORM = 16 * 1024;
   private static final int NEXT_FIRES = 10;
   private static final int HISTORY = 50;
   private static final Pattern LOCAL_HOST =
       Pattern.compile(
           "(localhost|127\\.0\\.0\\.1|\\[::1\\])(:\\d{1,5})?", Pattern.CASE_INSENSITIVE);
-  private static final String CSP =
-      "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self';"
-          + " frame-ancestors 'none'; base-uri 'none'";
 
   private final Scheduler scheduler;
   private final DashboardAuth auth;
@@ -295,7 +289,7 @@ final class Router implements HttpHandler {
         || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
       throw new Problem(415, "an action needs an application/x-www-form-urlencoded form");
     }
-    Params form = Params.parse(readBody(c.x()), Set.of("key", "action", "csrf"));
+    Params form = Params.parse(Responses.readBody(c.x()), Set.of("key", "action", "csrf"));
     String action = action(form.required("action"));
     checkAction(c, form.get("csrf").orElse(null));
     String key = form.required("key");
@@ -311,7 +305,7 @@ final class Router implements HttpHandler {
                 + "&done="
                 + action;
     c.x().getResponseHeaders().set("Location", to);
-    send(c.x(), 303, "text/plain; charset=utf-8", "done: " + action);
+    Responses.send(c.x(), 303, "text/plain; charset=utf-8", "done: " + action);
   }
 
   private void apiAction(Call c, String action, String query) throws IOException {
@@ -320,7 +314,7 @@ final class Router implements HttpHandler {
       throw new Problem(405, c.method() + " is not allowed here; use POST");
     }
     Params p = Params.parse(query, Set.of("key"));
-    if (!readBody(c.x()).isEmpty()) {
+    if (!Responses.readBody(c.x()).isEmpty()) {
       throw new Problem(400, "an action takes no body; the key goes in the query");
     }
     checkAction(c, c.x().getRequestHeaders().getFirst(CSRF_HEADER));
@@ -430,44 +424,10 @@ final class Router implements HttpHandler {
   }
 
   private static void html(Call c, int status, String body) throws IOException {
-    send(c.x(), status, "text/html; charset=utf-8", body);
+    Responses.send(c.x(), status, "text/html; charset=utf-8", body);
   }
 
   private static void json(Call c, int status, JsonNode body) throws IOException {
-    String text;
-    try {
-      text = JobJson.mapper().writerWithDefaultPrettyPrinter().writeValueAsString(body);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("cannot write JSON", e);
-    }
-    send(c.x(), status, "application/json; charset=utf-8", text);
-  }
-
-  private static void send(HttpExchange x, int status, String type, String body)
-      throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    var h = x.getResponseHeaders();
-    h.set("Content-Type", type);
-    h.set("Content-Security-Policy", CSP);
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("X-Frame-Options", "DENY");
-    // same-origin, not no-referrer: with no-referrer, browsers send "Origin: null" on form posts.
-    h.set("Referrer-Policy", "same-origin");
-    h.set("Cache-Control", "no-store");
-    boolean head = x.getRequestMethod().equals("HEAD");
-    x.sendResponseHeaders(status, head ? -1 : bytes.length);
-    if (!head) {
-      x.getResponseBody().write(bytes);
-    }
-  }
-
-  private static String readBody(HttpExchange x) throws IOException {
-    try (InputStream in = x.getRequestBody()) {
-      byte[] body = in.readNBytes(MAX_FORM + 1);
-      if (body.length > MAX_FORM) {
-        throw new Problem(413, "request body larger than " + MAX_FORM + " bytes");
-      }
-      return new String(body, StandardCharsets.UTF_8);
-    }
+    Responses.json(c.x(), status, body);
   }
 }
