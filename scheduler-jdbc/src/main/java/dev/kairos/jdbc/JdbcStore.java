@@ -287,6 +287,29 @@ public final class JdbcStore implements ClusterStore {
     return readableOnly(database.withHandle("reading all jobs", tables().jobs()::findAll));
   }
 
+  /**
+   * The rows of the jobs table that do not map to a job (edited by hand, say), by key, each with
+   * the reason; {@link #findAll} skips them and {@link #find} throws. For administration tools (the
+   * CLI's {@code doctor}); the rows are left as they are.
+   */
+  public Map<String, String> unreadableJobs() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (JobRows.Row row : database.withHandle("reading all jobs", tables().jobs()::findAll)) {
+      if (!row.readable()) {
+        out.put(row.key(), row.problem());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The schema version this code creates and works with; {@link #open()} upgrades older tables to
+   * it and refuses newer ones.
+   */
+  public static int schemaVersion() {
+    return Migrations.latest();
+  }
+
   @Override
   public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
     JobTable jobs = tables().jobs();
