@@ -28,7 +28,6 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -460,8 +459,13 @@ public final class JdbcStore implements ClusterStore {
   }
 
   @Override
-  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
-    return tables().cluster().renewLeases(instance, keys, lease);
+  public boolean release(String key, String instance, Instant claimedFire) {
+    return tables().cluster().release(key, instance, claimedFire);
+  }
+
+  @Override
+  public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
+    return tables().cluster().renewClaims(instance, claimedFires, lease);
   }
 
   @Override
