@@ -360,9 +360,17 @@ public final class JdbcStore implements ClusterStore {
                 database.inTransaction(
                     "writing back " + batch.size() + " runs",
                     h -> {
+                      // Rows are locked in key order, as lease renewals and start marks lock
+                      // them, so concurrent transactions never wait on each other in a cycle.
                       List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
-                      for (RunResult one : batch) {
-                        out.add(runFinished(h, one));
+                      List<Integer> order = new ArrayList<>(batch.size());
+                      for (int i = 0; i < batch.size(); i++) {
+                        out.add(Optional.empty());
+                        order.add(i);
+                      }
+                      order.sort(java.util.Comparator.comparing(i -> batch.get(i).key()));
+                      for (int i : order) {
+                        out.set(i, runFinished(h, batch.get(i)));
                       }
                       return out;
                     }),
