@@ -105,7 +105,7 @@ public record RunResult(
     boolean failed = outcome != RunOutcome.SUCCESS;
     JobRecord schedule = r.version() == expectedVersion ? null : merged(r, leasedToAnother);
     boolean current = schedule == null;
-    boolean moved = !current && schedule != r;
+    boolean moved = !current && movedOn(r, schedule);
     JobRecord s = current ? r : schedule;
     return new JobRecord(
         r.spec(),
@@ -122,6 +122,16 @@ public record RunResult(
         r.runCount() + 1,
         r.failureCount() + (failed ? 1 : 0),
         current || moved ? r.version() + 1 : r.version());
+  }
+
+  /** True if {@code after} changes {@code before}'s schedule beyond releasing RUNNING. */
+  private static boolean movedOn(JobRecord before, JobRecord after) {
+    boolean released = before.state() == JobState.RUNNING && after.state() == JobState.SCHEDULED;
+    return (after.state() != before.state() && !released)
+        || !java.util.Objects.equals(after.nextFireTime(), before.nextFireTime())
+        || !java.util.Objects.equals(after.dueTime(), before.dueTime())
+        || after.dueKind() != before.dueKind()
+        || after.attempt() != before.attempt();
   }
 
   /**

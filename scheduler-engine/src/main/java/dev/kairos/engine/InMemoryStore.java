@@ -103,7 +103,7 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized Upsert upsert(JobRecord fresh) {
     JobRecord old = jobs.get(fresh.key());
     if (old == null) {
-      put(fresh.withVersion(0));
+      put(fresh.withVersion(JobRecord.firstVersion()));
       return new Upsert(jobs.get(fresh.key()), Upsert.Change.CREATED);
     }
     if (old.spec().equals(fresh.spec())) {

@@ -261,7 +261,7 @@ public final class JdbcStore implements ClusterStore {
     JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
-      JobRecord created = fresh.withVersion(0);
+      JobRecord created = fresh.withVersion(JobRecord.firstVersion());
       jobs.insert(h, created);
       return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     }

@@ -124,7 +124,9 @@ abstract class ClusterStoreContract {
   void claim_staleVersionOrOtherDueTime_loses() {
     JobRecord r = a.upsert(fresh("j", T0)).record();
     JobRecord moved =
-        a.replace(r.withSchedule(JobState.SCHEDULED, T0, T0.plusSeconds(5), FireKind.TRIGGER, 1), 0)
+        a.replace(
+                r.withSchedule(JobState.SCHEDULED, T0, T0.plusSeconds(5), FireKind.TRIGGER, 1),
+                r.version())
             .orElseThrow();
 
     assertThat(b.claim(r, "b", LONG)).isEmpty();
@@ -336,7 +338,7 @@ abstract class ClusterStoreContract {
     a.upsert(fresh("y", T0));
     a.delete("y");
     JobRecord xPaused =
-        a.replace(x.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), 0)
+        a.replace(x.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), x.version())
             .orElseThrow();
 
     ClusterStore.Changes changes = b.changesSince(cursor, 100);

@@ -205,7 +205,9 @@ class PostgresClusterTest {
 
     assertNoDuplicates(results);
     assertThat(count("recoveries")).isZero();
-    assertThat(count("results WHERE ran_at < fire_time - 0.05")).as("runs before their fire").isZero();
+    assertThat(count("results WHERE ran_at < fire_time - 0.05"))
+        .as("runs before their fire")
+        .isZero();
     report("instance c 5 s ahead", t0);
   }
 

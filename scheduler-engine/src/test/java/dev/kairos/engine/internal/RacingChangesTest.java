@@ -33,7 +33,7 @@ public class RacingChangesTest {
   }
 
   @BeforeEach
-  void setUp() {
+  public void setUp() {
     h =
         new Harness(
             newStore(),
@@ -46,7 +46,7 @@ public class RacingChangesTest {
   }
 
   @AfterEach
-  void tearDown() {
+  public void tearDown() {
     h.scheduler.close();
   }
 
