@@ -348,10 +348,15 @@ abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(row.get("owner")).isNull();
   }
 
-  /** With the default delay, a run is marked RUNNING only once it has lasted about a second. */
+  /** With a 1 s delay, a run is marked RUNNING only once it has lasted about a second. */
   @Test
   void startMarks_deferred_onlyLongRunsAreMarked() {
-    JdbcStore s = database().builder().tablePrefix(nextPrefix()).build();
+    JdbcStore s =
+        database()
+            .builder()
+            .tablePrefix(nextPrefix())
+            .startMarkDelay(Duration.ofSeconds(1))
+            .build();
     try {
       s.upsert(
           JobRecord.fresh(JobSpec.named("short").handler("h").fixedRate(Duration.ofHours(1)), T0));
