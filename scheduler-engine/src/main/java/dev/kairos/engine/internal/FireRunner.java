@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 final class FireRunner {
   private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+  /** Longest wait between retries of a failing store (a recovery also wakes waiters at once). */
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+
   private static final int MAX_ERROR_LENGTH = 2000;
 
   private final EngineConfig config;
