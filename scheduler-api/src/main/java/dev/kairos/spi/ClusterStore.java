@@ -85,6 +85,16 @@ public interface ClusterStore extends JobStore {
    */
   boolean awaitChange(Duration max) throws InterruptedException;
 
+  /**
+   * Ids of the instances whose last heartbeat (store clock) is within {@code within}, sorted. The
+   * engine shares due fires among them by key, so that normally one instance claims each fire and
+   * the others do not race for it. The default, no list, turns sharing off: every instance tries
+   * every fire and the claim decides.
+   */
+  default List<String> liveInstances(Duration within) {
+    return List.of();
+  }
+
   /** The store's clock, which judges leases and liveness. */
   Instant storeNow();
 

@@ -481,6 +481,11 @@ public final class JdbcStore implements ClusterStore {
     tables().cluster().deregister(instance);
   }
 
+  @Override
+  public List<String> liveInstances(Duration within) {
+    return tables().cluster().liveInstances(within);
+  }
+
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
     return tables().cluster().instances();

@@ -79,6 +79,8 @@ final class ClusterSync implements Runnable {
 
   private void renewAndRecover() {
     store.heartbeat(config.instanceId());
+    dispatcher.share(
+        ClusterShare.of(config.instanceId(), store.liveInstances(config.cluster().lease())));
     Map<String, Instant> held = dispatcher.heldClaims();
     if (!held.isEmpty()) {
       store.renewClaims(config.instanceId(), held, config.cluster().lease());

@@ -95,6 +95,9 @@ final class Dispatcher {
   /** When the next window load is due (epoch nanos). Guarded by lock. */
   private long nextLoad = Long.MAX_VALUE;
 
+  /** Cluster mode: which fires this instance queues late (see ClusterShare). Guarded by lock. */
+  private ClusterShare share = ClusterShare.NONE;
+
   /** Workers waiting timed right now, and the most ever seen. Guarded by lock. */
   private int timedWaiters;
 
@@ -350,7 +353,7 @@ final class Dispatcher {
       Entry fresh = e != null ? e : new Entry(record.key(), record);
       fresh.recovery = true;
       tracked.put(record.key(), fresh);
-      enqueue(fresh, record);
+      enqueue(fresh, record, 0); // a dead instance's fire: whoever sees it first recovers it
     } finally {
       lock.unlock();
     }
@@ -475,10 +478,28 @@ final class Dispatcher {
     }
   }
 
+  /** Cluster mode: a new share of the fires; applies to entries queued from now on. */
+  void share(ClusterShare s) {
+    lock.lock();
+    try {
+      share = s;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Call only with the lock held. Queues e from r with a fresh sequence number. */
   private void enqueue(Entry e, JobRecord r) {
+    enqueue(e, r, share.delayNanos(e.key));
+  }
+
+  /**
+   * Call only with the lock held. Queues e from r, {@code delay} nanoseconds after its due time.
+   */
+  private void enqueue(Entry e, JobRecord r, long delay) {
     e.record = r;
-    e.due = Entry.nanos(r.dueTime());
+    long due = Entry.nanos(r.dueTime());
+    e.due = due > Long.MAX_VALUE - delay ? Long.MAX_VALUE : due + delay;
     e.seq = seq++;
     heap.add(e);
     if (heap.peek() == e) {

@@ -147,6 +147,11 @@ public final class Cluster implements AutoCloseable {
         });
   }
 
+  /** Instances with a heartbeat within {@code within} by the database clock, sorted by id. */
+  public List<String> liveInstances(Duration within) {
+    return database.withHandle("reading the live instances", h -> table.live(h, within));
+  }
+
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
     return database.withHandle("reading the cluster's instances", table::instances);
