@@ -5,6 +5,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.internal.EngineConfig;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -48,6 +49,9 @@ public final class Kairos {
   public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(30);
 
   private Kairos() {}
+
+  /** How often a cluster instance re-reads the store's clock to follow it. */
+  public static final Duration CLUSTER_CLOCK_RESAMPLE = Duration.ofSeconds(10);
 
   /** A builder with the defaults above, the system clock and the system time zone. */
   public static Builder builder() {
@@ -206,7 +210,7 @@ public final class Kairos {
               store,
               Map.copyOf(handlers),
               workers,
-              clock,
+              clusterClock(store, clock),
               factory,
               lookAhead,
               windowSize,
@@ -215,6 +219,24 @@ public final class Kairos {
               defaultZone,
               id,
               new EngineConfig.ClusterSettings(clusterLease, clusterPoll)));
+    }
+
+    /**
+     * In cluster mode every time that decides a fire (first fire, due, misfire) is the store's, so
+     * an instance whose clock is skewed neither runs fires early nor computes first fires others
+     * never reach: the real-time system clock is replaced by one that follows {@link
+     * ClusterStore#storeNow()} (resampled every {@link #CLUSTER_CLOCK_RESAMPLE}); so is a real-time
+     * clock with an offset, as a skewed machine clock would be. A manual or accelerated clock is
+     * kept.
+     */
+    static TimeSource clusterClock(JobStore store, TimeSource clock) {
+      if (clock instanceof SystemTimeSource s
+          && s.realTime()
+          && store instanceof ClusterStore cs
+          && cs.clustered()) {
+        return TimeSource.following(cs::storeNow, CLUSTER_CLOCK_RESAMPLE);
+      }
+      return clock;
     }
 
     private static ThreadFactory defaultThreadFactory(String id) {

@@ -28,7 +28,6 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -112,8 +111,12 @@ public final class JdbcStore implements ClusterStore {
   /** Default size of the connection pool the store makes for a URL or an H2 folder. */
   public static final int DEFAULT_POOL_SIZE = 8;
 
-  /** Default start-mark delay: runs still going after 1 s are marked RUNNING. */
-  public static final Duration DEFAULT_START_MARK_DELAY = Duration.ofSeconds(1);
+  /**
+   * Default start-mark delay: zero, every run is marked RUNNING before its job runs (sharing a
+   * commit with other marks and write-backs), so a fire cut short by a crash, however early, is
+   * re-run flagged {@code recovery()}.
+   */
+  public static final Duration DEFAULT_START_MARK_DELAY = Duration.ZERO;
 
   /** A job's history is trimmed after every this many of its runs. */
   static final int TRIM_INTERVAL = 10;
@@ -134,8 +137,9 @@ public final class JdbcStore implements ClusterStore {
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
   /** Write-backs that arrive together are committed together. */
-  private final GroupCommit<RunResult, Optional<JobRecord>> writeBacks =
-      new GroupCommit<>(RunResult::key);
+  /** Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}), combined. */
+  private final GroupCommit<Object, Optional<JobRecord>> commits =
+      new GroupCommit<>(JdbcStore::keyOf);
 
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
@@ -151,13 +155,18 @@ public final class JdbcStore implements ClusterStore {
     this.startMarks =
         new StartMarks(
             startMarkDelay,
-            marks ->
-                database.inTransaction(
-                    "marking " + marks.size() + " run(s) started",
-                    h -> {
-                      tables().jobs().runsStarted(h, marks);
-                      return null;
-                    }));
+            marks -> {
+              if (marks.size() == 1) {
+                commit(marks.get(0)); // at the start of a run: shares a commit with others
+                return;
+              }
+              database.inTransaction(
+                  "marking " + marks.size() + " run(s) started",
+                  h -> {
+                    tables().jobs().runsStarted(h, marks);
+                    return null;
+                  });
+            });
   }
 
   /**
@@ -262,7 +271,7 @@ public final class JdbcStore implements ClusterStore {
     JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
-      JobRecord created = fresh.withVersion(0);
+      JobRecord created = fresh.withVersion(JobRecord.firstVersion());
       jobs.insert(h, created);
       return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     }
@@ -377,29 +386,52 @@ public final class JdbcStore implements ClusterStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    Optional<JobRecord> stored =
-        writeBacks.submit(
-            x,
-            batch ->
-                database.inTransaction(
-                    "writing back " + batch.size() + " runs",
-                    h -> {
-                      List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
-                      for (RunResult one : batch) {
-                        out.add(runFinished(h, one));
-                      }
-                      return out;
-                    }),
-            one ->
-                database.inTransaction(
-                    "writing back the run of job '"
-                        + one.key()
-                        + "' (fire "
-                        + one.scheduledFireTime()
-                        + ")",
-                    h -> runFinished(h, one)));
+    Optional<JobRecord> stored = commit(x);
     signal();
     return stored;
+  }
+
+  /**
+   * Writes a start mark or a write-back through the group commit: marks of runs about to start and
+   * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
+   * mark before every run costs a share of a commit, not a commit of its own.
+   */
+  private Optional<JobRecord> commit(Object item) {
+    return commits.submit(
+        item,
+        batch ->
+            database.inTransaction(
+                "writing " + batch.size() + " start marks and write-backs",
+                h -> {
+                  List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
+                  for (Object one : batch) {
+                    out.add(apply(h, one));
+                  }
+                  return out;
+                }),
+        one -> database.inTransaction(describe(one), h -> apply(h, one)));
+  }
+
+  private Optional<JobRecord> apply(Handle h, Object item) {
+    if (item instanceof StartMarks.Mark m) {
+      tables().jobs().runsStarted(h, List.of(m));
+      return Optional.empty();
+    }
+    return runFinished(h, (RunResult) item);
+  }
+
+  private static String keyOf(Object item) {
+    return item instanceof StartMarks.Mark m ? m.key() : ((RunResult) item).key();
+  }
+
+  private static String describe(Object item) {
+    return item instanceof StartMarks.Mark m
+        ? "marking the start of job '" + m.key() + "'"
+        : "writing back the run of job '"
+            + ((RunResult) item).key()
+            + "' (fire "
+            + ((RunResult) item).scheduledFireTime()
+            + ")";
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
@@ -472,6 +504,11 @@ public final class JdbcStore implements ClusterStore {
     tables().cluster().deregister(instance);
   }
 
+  @Override
+  public List<String> liveInstances(Duration within) {
+    return tables().cluster().liveInstances(within);
+  }
+
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
     return tables().cluster().instances();
@@ -483,8 +520,13 @@ public final class JdbcStore implements ClusterStore {
   }
 
   @Override
-  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
-    return tables().cluster().renewLeases(instance, keys, lease);
+  public boolean release(String key, String instance, Instant claimedFire) {
+    return tables().cluster().release(key, instance, claimedFire);
+  }
+
+  @Override
+  public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
+    return tables().cluster().renewClaims(instance, claimedFires, lease);
   }
 
   @Override
@@ -728,10 +770,11 @@ public final class JdbcStore implements ClusterStore {
     }
 
     /**
-     * How long a run must last before the store marks it RUNNING (default 1 s). The mark makes the
-     * re-run after a crash carry {@code recovery() == true}; a run that ends sooner costs one
-     * transaction instead of two. A crash within this delay still re-runs the fire, without the
-     * flag. {@link Duration#ZERO} marks every run at its start.
+     * How long a run must last before the store marks it RUNNING (default {@link
+     * #DEFAULT_START_MARK_DELAY}, zero: every run is marked before its job starts, in a commit
+     * shared with other marks and write-backs). The mark makes the re-run after a crash carry
+     * {@code recovery() == true}. A positive delay saves the marks of shorter runs, at a price: a
+     * crash within the delay still re-runs the fire, but without the flag.
      */
     public Builder startMarkDelay(Duration delay) {
       if (delay == null || delay.isNegative()) {

@@ -63,11 +63,7 @@ public final class KairosScheduler implements Scheduler {
     this.dispatcher = new Dispatcher(config.time(), config.windowSize());
     this.runner =
         new FireRunner(
-            config,
-            dispatcher,
-            new Listeners(config.listeners()),
-            () -> closing,
-            new StoreHealth());
+            config, dispatcher, new Listeners(config.listeners()), () -> closing, health);
     this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
     this.wake = dispatcher::wake;
   }
@@ -236,23 +232,41 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public boolean pause(String key) {
-    return change(
-        key,
-        r ->
-            r.state() == JobState.PAUSED || r.state() == JobState.COMPLETE
-                ? r
-                : r.withSchedule(JobState.PAUSED, r.nextFireTime(), null, FireKind.TIMETABLE, 1));
+    checkNotClosed();
+    changes.lock();
+    try {
+      // A trigger requested during a run is dropped first, so the worker cannot arm it after the
+      // pause is stored; a pending trigger in the store is cleared by the change itself.
+      dispatcher.cancelTriggerRequest(key);
+      return change(key, KairosScheduler::paused);
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /** The record after {@code pause}: nothing due until resumed (a pending trigger included). */
+  static JobRecord paused(JobRecord r) {
+    boolean settled = r.state() == JobState.PAUSED || r.state() == JobState.COMPLETE;
+    if (settled && r.dueTime() == null) {
+      return r;
+    }
+    JobState s = r.state() == JobState.COMPLETE ? JobState.COMPLETE : JobState.PAUSED;
+    return r.withSchedule(s, r.nextFireTime(), null, FireKind.TIMETABLE, 1);
+  }
+
+  /** The record after {@code resume}: due at its next timetable fire, or complete if none. */
+  static JobRecord resumed(JobRecord r) {
+    if (r.state() != JobState.PAUSED) {
+      return r;
+    }
+    Instant next = r.nextFireTime();
+    return r.withSchedule(
+        next == null ? JobState.COMPLETE : JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1);
   }
 
   @Override
   public boolean resume(String key) {
-    return change(
-        key,
-        r ->
-            r.state() != JobState.PAUSED
-                ? r
-                : r.withSchedule(
-                    JobState.SCHEDULED, r.nextFireTime(), r.nextFireTime(), FireKind.TIMETABLE, 1));
+    return change(key, KairosScheduler::resumed);
   }
 
   @Override
