@@ -3,6 +3,7 @@ package dev.kairos.jdbc;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.jdbc.internal.ChangeFeed;
 import dev.kairos.jdbc.internal.Cluster;
@@ -19,6 +20,7 @@ import dev.kairos.jdbc.internal.StoreSettings;
 import dev.kairos.jdbc.internal.WriteBack;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
@@ -61,10 +63,12 @@ import org.slf4j.LoggerFactory;
  * {@link #open()}, unless {@link Builder#createSchema(boolean) createSchema(false)}: the DDL ships
  * as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
  *
- * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind) is logged
- * at WARN once and skipped by {@link #due} and {@link #findAll}; {@link #find} throws a {@link
- * StoreException} naming its key. The store never deletes or rewrites such a row by itself; {@link
- * #upsert} of its key replaces its definition.
+ * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind), or maps
+ * to one that breaks {@link JobRules} (a zero period, a retry without its fire time, a key with a
+ * NUL, ...), is <em>unreadable</em>: logged at WARN once and skipped by {@link #due} and {@link
+ * #findAll}; {@link #find} throws an {@link UnreadableJobException} naming its key; {@link
+ * #unreadable()} lists it. The store never deletes or rewrites such a row by itself; {@link
+ * #upsert} of its key replaces its definition, {@link #delete} deletes it.
  *
  * <p>Several scheduler instances (processes) can share one PostgreSQL database in <b>cluster
  * mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed before it
@@ -341,6 +345,21 @@ public final class JdbcStore implements ClusterStore {
           }
           return out;
         });
+  }
+
+  /** Reads every row; lists those that do not map to a job or break {@link JobRules}. */
+  @Override
+  public List<UnreadableJob> unreadable() {
+    List<JobRows.Row> rows =
+        database.withHandle("reading all jobs for unreadable rows", tables().jobs()::findAll);
+    List<UnreadableJob> out = new ArrayList<>();
+    for (JobRows.Row row : rows) {
+      if (!row.readable()) {
+        readable(row); // logs it once
+        out.add(new UnreadableJob(row.key(), row.problem()));
+      }
+    }
+    return out;
   }
 
   // ---- runs ----------------------------------------------------------------------------------

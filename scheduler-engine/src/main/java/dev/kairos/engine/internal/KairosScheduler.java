@@ -6,16 +6,20 @@ import dev.kairos.JobState;
 import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.UnreadableJob;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,6 +46,10 @@ public final class KairosScheduler implements Scheduler {
   private final ReentrantLock changes = new ReentrantLock();
   private final List<Thread> workers = new ArrayList<>();
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
+
+  /** Jobs the store returned but {@link JobRules} refuses at load time: key → reason. */
+  private final Map<String, String> refused = new ConcurrentHashMap<>();
+
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
@@ -172,7 +180,8 @@ public final class KairosScheduler implements Scheduler {
       Instant until = Timetables.plus(now, config.lookAhead());
       WindowCursor after = dispatcher.beginLoad(until);
       List<JobRecord> rows = config.store().due(after, until, config.windowSize());
-      List<JobRecord> runnable = rows.stream().filter(this::hasHandler).toList();
+      List<JobRecord> runnable =
+          rows.stream().filter(r -> readable(r, now)).filter(this::hasHandler).toList();
       Instant nextLoad = Timetables.plus(now, config.lookAhead().dividedBy(2));
       dispatcher.endLoad(runnable, until, rows.size() >= config.windowSize(), nextLoad);
       log.debug("loaded {} due job(s) until {}", runnable.size(), until);
@@ -182,6 +191,23 @@ public final class KairosScheduler implements Scheduler {
     } finally {
       changes.unlock();
     }
+  }
+
+  /**
+   * False, after logging once, for a record that breaks {@link JobRules} at {@code now} (a store
+   * without checks of its own, or the catch-up rule, which depends on the time): it is not fired
+   * and is listed by {@link #unreadable()}.
+   */
+  private boolean readable(JobRecord r, Instant now) {
+    String problem = JobRules.problem(r, now);
+    if (problem == null) {
+      refused.remove(r.key());
+      return true;
+    }
+    if (refused.put(r.key(), problem) == null) {
+      log.warn("job '{}': refused, not fired and left in the store as it is: {}", r.key(), problem);
+    }
+    return false;
   }
 
   private boolean hasHandler(JobRecord r) {
@@ -209,6 +235,7 @@ public final class KairosScheduler implements Scheduler {
       Instant now = config.time().now();
       Instant first = Timetables.of(valid).first(now).orElse(null);
       Upsert u = config.store().upsert(JobRecord.fresh(valid, first));
+      refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
         dispatcher.changed(valid.key(), u.record());
       }
@@ -283,6 +310,7 @@ public final class KairosScheduler implements Scheduler {
     changes.lock();
     try {
       boolean deleted = config.store().delete(key);
+      refused.remove(key);
       if (deleted) {
         dispatcher.changed(key, null);
         log.debug("job '{}' unscheduled", key);
@@ -325,6 +353,17 @@ public final class KairosScheduler implements Scheduler {
       throw new IllegalArgumentException("history limit must not be negative: " + limit);
     }
     return config.store().history(key, limit);
+  }
+
+  @Override
+  public List<UnreadableJob> unreadable() {
+    Map<String, String> all = new TreeMap<>(refused);
+    for (UnreadableJob u : config.store().unreadable()) {
+      all.put(u.key(), u.reason());
+    }
+    List<UnreadableJob> out = new ArrayList<>(all.size());
+    all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
+    return out;
   }
 
   private void checkNotClosed() {
