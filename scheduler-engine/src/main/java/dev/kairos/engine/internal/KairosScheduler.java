@@ -6,13 +6,17 @@ import dev.kairos.JobState;
 import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.StoreException;
 import dev.kairos.UnreadableJob;
+import dev.kairos.UnreadableJobException;
+import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobRules;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,6 +42,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class KairosScheduler implements Scheduler {
   private static final Logger log = LoggerFactory.getLogger(KairosScheduler.class);
+  private static final Duration FIRST_STARTUP_BACKOFF = Duration.ofMillis(100);
+  private static final Duration MAX_STARTUP_BACKOFF = Duration.ofSeconds(5);
 
   private final EngineConfig config;
   private final Dispatcher dispatcher;
@@ -118,13 +124,71 @@ public final class KairosScheduler implements Scheduler {
       throw new IllegalStateException("scheduler is closed");
     }
     if (state.compareAndSet(NEW, OPEN)) {
-      config.store().open();
+      try {
+        openStore();
+      } catch (RuntimeException e) {
+        state.compareAndSet(OPEN, NEW); // open() or start() may be called again
+        throw e;
+      }
       config.time().addListener(wake);
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
-        cs.register(config.instanceId());
         clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
       }
       loadWindow();
+    }
+  }
+
+  /**
+   * Opens the store (and registers this instance in cluster mode), retrying a {@link
+   * StoreException} with backoff, in real time, until the startup timeout runs out.
+   */
+  private void openStore() {
+    TimeSource real = TimeSource.system();
+    Instant deadline = Timetables.plus(real.now(), config.startupTimeout());
+    Duration backoff = FIRST_STARTUP_BACKOFF;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        config.store().open();
+        if (config.store() instanceof ClusterStore cs && cs.clustered()) {
+          cs.register(config.instanceId());
+        }
+        if (attempt > 1) {
+          log.info("store {} opened at attempt {}", config.store(), attempt);
+        }
+        return;
+      } catch (UnreadableJobException e) {
+        throw e;
+      } catch (StoreException e) {
+        Instant now = real.now();
+        if (!now.plus(backoff).isBefore(deadline)) {
+          throw new StoreException(
+              "store "
+                  + config.store()
+                  + " did not open within the startup timeout of "
+                  + config.startupTimeout()
+                  + " ("
+                  + attempt
+                  + " attempt(s)); last failure: "
+                  + e.getMessage(),
+              e);
+        }
+        if (attempt == 1) {
+          log.warn(
+              "store {} failed to open; retrying with backoff for up to {}",
+              config.store(),
+              config.startupTimeout(),
+              e);
+        } else {
+          log.debug("store still failing to open (attempt {}): {}", attempt, e.toString());
+        }
+        if (!health.pause(backoff)) {
+          throw new StoreException("interrupted while waiting for store " + config.store(), e);
+        }
+        backoff =
+            backoff.multipliedBy(2).compareTo(MAX_STARTUP_BACKOFF) > 0
+                ? MAX_STARTUP_BACKOFF
+                : backoff.multipliedBy(2);
+      }
     }
   }
 
