@@ -169,7 +169,7 @@ public final class KairosScheduler implements Scheduler {
                   + " ("
                   + attempt
                   + " attempt(s)); last failure: "
-                  + e.getMessage(),
+                  + describe(e),
               e);
         }
         if (attempt == 1) {
@@ -428,6 +428,15 @@ public final class KairosScheduler implements Scheduler {
     List<UnreadableJob> out = new ArrayList<>(all.size());
     all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
     return out;
+  }
+
+  /** The failure's message, and its root cause's if that is another exception. */
+  private static String describe(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e ? e.getMessage() : e.getMessage() + " (" + root + ")";
   }
 
   private void checkNotClosed() {
