@@ -95,6 +95,38 @@ public final class H2Growth {
         threads.add(th);
       }
     }
+    if (args.length > 4) {
+      // Measurement only: a side connection running CHECKPOINT every args[4] ms.
+      String url = "jdbc:h2:async:" + dir.toAbsolutePath().resolve("kairos") + args[3];
+      long every = Long.parseLong(args[4]);
+      Thread cp =
+          new Thread(
+              () -> {
+                try (var c = java.sql.DriverManager.getConnection(url);
+                    var st = c.createStatement()) {
+                  while (System.nanoTime() < end) {
+                    Thread.sleep(every);
+                    String what = args.length > 5 ? args[5] : "CHECKPOINT";
+                    if (what.startsWith("compact:")) {
+                      org.h2.mvstore.MVStore mv =
+                          ((org.h2.engine.SessionLocal)
+                                  c.unwrap(org.h2.jdbc.JdbcConnection.class).getSession())
+                              .getDatabase()
+                              .getStore()
+                              .getMvStore();
+                      String[] p = what.split(":");
+                      mv.compact(Integer.parseInt(p[1]), Integer.parseInt(p[2]));
+                    } else {
+                      st.execute(what);
+                    }
+                  }
+                } catch (Exception e) {
+                  e.printStackTrace();
+                }
+              });
+      cp.setDaemon(true);
+      cp.start();
+    }
     long t0 = System.nanoTime();
     while (System.nanoTime() < end) {
       Thread.sleep(Math.min(10_000, Math.max(1, (end - System.nanoTime()) / 1_000_000)));
