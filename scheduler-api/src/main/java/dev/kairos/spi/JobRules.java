@@ -27,9 +27,9 @@ import java.time.Instant;
  *       a cron schedule has an expression.
  *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1.
  *   <li>Retry: at least one attempt; an initial delay that is not negative.
- *   <li>Schedule state (records only): a {@code COMPLETE} job has no due time; a due job says why
- *       it is due; a timetable fire has a next fire time; a retry has the fire time it retries;
- *       attempts count from 1.
+ *   <li>Schedule state (records only): a {@code COMPLETE} job is due only for a {@code
+ *       triggerNow()}; a due job says why it is due; a timetable fire has a next fire time; a retry
+ *       has the fire time it retries; attempts count from 1.
  *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit, a next
  *       fire time more than {@link #MAX_CATCH_UP} before now is refused: replaying more than a year
  *       of missed fires back to back is never what a restored backup or a hand edit meant (a next
@@ -118,14 +118,14 @@ public final class JobRules {
     if (r.attempt() < 1) {
       throw bad(key, "attempt must be at least 1: " + r.attempt());
     }
-    if (r.state() == JobState.COMPLETE && r.dueTime() != null) {
-      throw bad(key, "a COMPLETE job has a due time: " + r.dueTime());
-    }
     if (r.dueTime() == null) {
       return;
     }
     if (r.dueKind() == null) {
       throw bad(key, "due at " + r.dueTime() + " without a due kind");
+    }
+    if (r.state() == JobState.COMPLETE && r.dueKind() != FireKind.TRIGGER) {
+      throw bad(key, "a COMPLETE job has a due time: " + r.dueTime() + " (" + r.dueKind() + ")");
     }
     if (r.dueKind() == FireKind.TIMETABLE && r.nextFireTime() == null) {
       throw bad(key, "a timetable fire is due at " + r.dueTime() + " without a next fire time");

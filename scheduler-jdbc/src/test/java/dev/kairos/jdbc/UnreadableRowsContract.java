@@ -179,6 +179,27 @@ abstract class UnreadableRowsContract {
     assertThat(s.unreadable()).isEmpty();
   }
 
+  /** A completed one-shot that is triggered is COMPLETE and due: readable, and it runs. */
+  @Test
+  void completedOneShot_triggered_readableAndRuns() {
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s = instance(clock);
+    s.open();
+    s.schedule(JobSpec.named("once").handler("h").at(T0.plus(MINUTE)));
+    clock.set(T0.plus(MINUTE));
+    s.runDue();
+    assertThat(s.job("once").orElseThrow().state()).isEqualTo(dev.kairos.JobState.COMPLETE);
+
+    s.triggerNow("once");
+    s.close();
+    KairosScheduler restarted = instance(clock);
+    restarted.open();
+    restarted.runDue();
+
+    assertThat(runs).containsExactly("once@" + T0.plus(MINUTE), "once@" + T0.plus(MINUTE));
+    assertThat(restarted.unreadable()).isEmpty();
+  }
+
   /** Scheduling the key again replaces the refused row and clears it from the list. */
   @Test
   void scheduleAgain_replacesRefusedRow() {
