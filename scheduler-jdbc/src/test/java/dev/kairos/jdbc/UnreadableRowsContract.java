@@ -163,6 +163,18 @@ abstract class UnreadableRowsContract {
     assertThat(s.unreadable())
         .extracting(UnreadableJob::key, u -> u.reason().contains("under catchUp()"))
         .containsExactly(org.assertj.core.groups.Tuple.tuple("bad", true));
+
+    long fixed = T0.plus(MINUTE.multipliedBy(4)).getEpochSecond();
+    database()
+        .execute(
+            "UPDATE "
+                + jobs()
+                + " SET next_fire_time = "
+                + fixed
+                + ", due_time = "
+                + fixed
+                + " WHERE job_key = 'bad'");
+    assertThat(s.unreadable()).isEmpty();
   }
 
   /** A catch-up of less than the limit is a normal downtime, replayed. */

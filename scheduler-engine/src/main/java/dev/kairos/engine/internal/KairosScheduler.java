@@ -421,7 +421,21 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public List<UnreadableJob> unreadable() {
-    Map<String, String> all = new TreeMap<>(refused);
+    Map<String, String> all = new TreeMap<>();
+    Instant now = config.time().now();
+    for (String key : List.copyOf(refused.keySet())) {
+      try {
+        // Still there, and still refused? (It may have been fixed or deleted by hand.)
+        String problem = config.store().find(key).map(r -> JobRules.problem(r, now)).orElse(null);
+        if (problem == null) {
+          refused.remove(key);
+        } else {
+          all.put(key, problem);
+        }
+      } catch (UnreadableJobException e) {
+        refused.remove(key); // the store lists it itself
+      }
+    }
     for (UnreadableJob u : config.store().unreadable()) {
       all.put(u.key(), u.reason());
     }
