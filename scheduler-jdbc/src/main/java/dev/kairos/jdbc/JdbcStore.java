@@ -827,10 +827,10 @@ public final class JdbcStore implements ClusterStore {
      * (h2database issues 4086, 4247).
      *
      * <p>RETENTION_TIME=0: a chunk no longer in use is overwritten at once instead of kept for 45
-     * s. Every commit writes a new chunk (about 19 KB here), and WRITE_DELAY=0 stops H2's
+     * s. Every commit writes a new chunk (about 18 KB here), and WRITE_DELAY=0 stops H2's
      * background thread, the only one that compacts, so with the default retention the file grew by
      * every commit: 179 MB after 10,000 write-backs, 155 MB after 8,500 fires. With 0 it levels off
-     * at about 20 MB ({@code H2FileSizeTest}, {@code H2Growth} in benchmarks). A process crash
+     * at about 22 MB ({@code H2FileSizeTest}, {@code H2Growth} in benchmarks). A process crash
      * (SIGKILL) loses nothing either way, as the operating system's page cache survives it
      * (H2CrashTest). The retention guards against an OS crash or power loss: H2 never forces a
      * commit to the disk (no fsync), so such a crash loses recent commits with either setting, and
