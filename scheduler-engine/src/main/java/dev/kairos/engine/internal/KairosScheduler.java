@@ -402,7 +402,9 @@ public final class KairosScheduler implements Scheduler {
         }
         Optional<JobRecord> stored = config.store().replace(wanted, r.version());
         if (stored.isPresent()) {
-          dispatcher.changed(key, stored.get());
+          // A resumed job can break the catch-up rule as a loaded one can: not queued then.
+          boolean ok = readable(stored.get(), config.time().now());
+          dispatcher.changed(key, ok ? stored.get() : null);
           return true;
         }
       }

@@ -61,4 +61,39 @@ class UnreadableJobsTest {
       s.close();
     }
   }
+
+  /** Resuming a catch-up job paused for more than the limit refuses it, as a restart would. */
+  @Test
+  void resumeAfterMoreThanAYear_underCatchUp_refusedNotReplayed() {
+    InMemoryStore store = new InMemoryStore();
+    List<String> runs = new ArrayList<>();
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s =
+        Kairos.builder()
+            .store(store)
+            .clock(clock)
+            .handler("h", ctx -> runs.add(ctx.key()))
+            .buildEngine();
+    try {
+      s.open();
+      s.schedule(
+          JobSpec.named("hourly")
+              .handler("h")
+              .fixedRate(Duration.ofHours(1))
+              .startAt(T0.plus(MINUTE))
+              .misfire(Misfire.catchUp()));
+      s.pause("hourly");
+      clock.set(T0.plus(Duration.ofDays(400)));
+
+      s.resume("hourly");
+      s.runDue();
+
+      assertThat(runs).isEmpty();
+      assertThat(s.unreadable())
+          .singleElement()
+          .satisfies(u -> assertThat(u.reason()).contains("under catchUp()"));
+    } finally {
+      s.close();
+    }
+  }
 }
