@@ -48,6 +48,9 @@ public final class Kairos {
   /** Default grace period of {@code close()}: 30 seconds. */
   public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(30);
 
+  /** Default startup timeout: how long {@code start()} retries a store that does not open. */
+  public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
   private Kairos() {}
 
   /** How often a cluster instance re-reads the store's clock to follow it. */
@@ -68,6 +71,7 @@ public final class Kairos {
     private Duration lookAhead = DEFAULT_LOOK_AHEAD;
     private int windowSize = DEFAULT_WINDOW_SIZE;
     private Duration gracePeriod = DEFAULT_GRACE_PERIOD;
+    private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private final List<SchedulerListener> listeners = new ArrayList<>();
     private ZoneId defaultZone = ZoneId.systemDefault();
     private String instanceId;
@@ -169,6 +173,22 @@ public final class Kairos {
       return this;
     }
 
+    /**
+     * How long {@code start()} (and {@code open()}) keep trying to open a store that fails, for
+     * instance a database that is restarting (default 60 s). Attempts back off from 100 ms to 5 s;
+     * the first failure is logged at WARN. When the timeout runs out, {@code start()} throws a
+     * {@link dev.kairos.StoreException} naming the store, the attempts and the last failure. Zero:
+     * one attempt.
+     */
+    public Builder startupTimeout(Duration startupTimeout) {
+      if (startupTimeout == null || startupTimeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "startup timeout must not be negative: " + startupTimeout);
+      }
+      this.startupTimeout = startupTimeout;
+      return this;
+    }
+
     /** Adds a listener for run events. */
     public Builder listener(SchedulerListener listener) {
       listeners.add(require(listener, "listener"));
@@ -218,7 +238,8 @@ public final class Kairos {
               List.copyOf(listeners),
               defaultZone,
               id,
-              new EngineConfig.ClusterSettings(clusterLease, clusterPoll)));
+              new EngineConfig.ClusterSettings(clusterLease, clusterPoll),
+              startupTimeout));
     }
 
     /**
