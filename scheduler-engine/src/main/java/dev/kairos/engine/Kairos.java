@@ -188,11 +188,6 @@ public final class Kairos {
 
     /** Builds the scheduler; call {@link Scheduler#start()} to begin firing. */
     public Scheduler build() {
-      return buildEngine();
-    }
-
-    /** Builds the engine's own type, for tests that drive it step by step. */
-    public KairosScheduler buildEngine() {
       if (store == null) {
         throw new IllegalStateException("no store: call store(new InMemoryStore()) or a JdbcStore");
       }
