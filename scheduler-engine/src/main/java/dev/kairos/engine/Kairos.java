@@ -4,6 +4,7 @@ import dev.kairos.Job;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.internal.EngineConfig;
+import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
 import java.time.ZoneId;

@@ -806,9 +806,13 @@ public final class JdbcStore implements ClusterStore {
      * kill. MAX_COMPACT_TIME=0: no file compaction when the last connection closes; H2 2.3's
      * compact-on-close is where its reported assertion failures and lost chunks come from
      * (h2database issues 4086, 4247), and the file reuses its free space anyway.
+     *
+     * <p>DB_CLOSE_ON_EXIT=FALSE: H2's own shutdown hook does not close the database under a
+     * scheduler still closing (an application's shutdown hook calling {@code close()}, a worker
+     * finishing its write-back); the store closes it, and every commit is on disk already.
      */
     static String h2Url(Path file) {
-      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0";
+      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0;DB_CLOSE_ON_EXIT=FALSE";
     }
 
     private void requireNoSource(String attempted) {
