@@ -70,24 +70,28 @@ public final class JobSpec {
     return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
   }
 
-  /** Fires every {@code period}, measured between scheduled fire times. */
+  /**
+   * Fires every {@code period}, measured between scheduled fire times (at least 1 ms).
+   *
+   * @throws IllegalStateException if another kind of schedule is set already
+   */
   public JobSpec fixedRate(Duration period) {
-    return schedule(new Schedule.FixedRate(period));
+    return only(new Schedule.FixedRate(period));
   }
 
   /** Fires {@code delay} after the previous run ended. */
   public JobSpec fixedDelay(Duration delay) {
-    return schedule(new Schedule.FixedDelay(delay));
+    return only(new Schedule.FixedDelay(delay));
   }
 
   /** Fires once, at {@code instant}. */
   public JobSpec at(Instant instant) {
-    return schedule(new Schedule.Once(instant, null));
+    return only(new Schedule.Once(instant, null));
   }
 
   /** Fires once, {@code delay} after the job is first scheduled. */
   public JobSpec after(Duration delay) {
-    return schedule(new Schedule.Once(null, delay));
+    return only(new Schedule.Once(null, delay));
   }
 
   /**
@@ -105,7 +109,7 @@ public final class JobSpec {
 
   /** Fires when the expression, written in {@code syntax}, matches in {@code zone}. */
   public JobSpec cron(String expression, ZoneId zone, CronSyntax syntax) {
-    return schedule(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
+    return only(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
   }
 
   /** Replaces the daylight-saving policy of a cron schedule (ignored by other schedules). */
@@ -116,7 +120,28 @@ public final class JobSpec {
     return this;
   }
 
-  /** Sets the schedule directly. */
+  /**
+   * Sets the schedule of a spec that has none, or of the same kind: a job has one schedule, so
+   * {@code fixedRate(...).cron(...)} fails at once instead of silently keeping the last.
+   */
+  private JobSpec only(Schedule next) {
+    if (schedule != null && schedule.getClass() != next.getClass()) {
+      throw new IllegalStateException(
+          "job '"
+              + key
+              + "': schedule already set to "
+              + schedule
+              + "; a job has one schedule (use schedule(Schedule) to replace it)");
+    }
+    return schedule(next);
+  }
+
+  /**
+   * Sets the schedule directly, replacing any set before.
+   *
+   * @param schedule the schedule
+   * @return the changed copy
+   */
   public JobSpec schedule(Schedule schedule) {
     return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
   }

@@ -78,7 +78,8 @@ public final class Kairos {
      * instance after at most this long.
      */
     public Builder clusterLease(Duration lease) {
-      if (lease == null || lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      require(lease, "lease");
+      if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
         throw new IllegalArgumentException("cluster lease must be at least 1 s: " + lease);
       }
       this.clusterLease = lease;
@@ -90,7 +91,8 @@ public final class Kairos {
      * stores that notify (PostgreSQL) deliver changes sooner.
      */
     public Builder clusterPoll(Duration poll) {
-      if (poll == null || poll.isNegative() || poll.isZero()) {
+      require(poll, "poll");
+      if (poll.isNegative() || poll.isZero()) {
         throw new IllegalArgumentException("cluster poll must be positive: " + poll);
       }
       this.clusterPoll = poll;
@@ -114,10 +116,12 @@ public final class Kairos {
 
     /** Registers the code that jobs naming {@code name} run. Names are unique. */
     public Builder handler(String name, Job job) {
-      if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("handler name is null or blank: '" + name + "'");
+      require(name, "name");
+      if (name.isBlank() || name.length() > 200) {
+        throw new IllegalArgumentException(
+            "handler name must be 1 to 200 characters, not blank: '" + name + "'");
       }
-      require(job, "job of handler '" + name + "'");
+      require(job, "job");
       if (handlers.putIfAbsent(name, job) != null) {
         throw new IllegalArgumentException("handler '" + name + "' is registered twice");
       }
@@ -130,7 +134,11 @@ public final class Kairos {
       return this;
     }
 
-    /** Makes the worker threads (default: non-daemon threads named kairos-worker-N). */
+    /**
+     * Makes the worker threads (default: threads named kairos-worker-N). Workers are always made
+     * daemon threads: while the scheduler runs, a non-daemon keep-alive thread holds the JVM, and
+     * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting.
+     */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = require(threadFactory, "threadFactory");
       return this;
@@ -138,7 +146,8 @@ public final class Kairos {
 
     /** How far ahead the heap holds due jobs (positive; default 5 minutes). */
     public Builder lookAhead(Duration lookAhead) {
-      if (lookAhead == null || lookAhead.isNegative() || lookAhead.isZero()) {
+      require(lookAhead, "lookAhead");
+      if (lookAhead.isNegative() || lookAhead.isZero()) {
         throw new IllegalArgumentException("look-ahead must be positive: " + lookAhead);
       }
       this.lookAhead = lookAhead;
@@ -156,9 +165,11 @@ public final class Kairos {
 
     /**
      * How long {@code close()} lets running jobs finish before interrupting them (default 30 s).
+     * {@code close()} returns at most 5 s after it, whether or not interrupted jobs stop.
      */
     public Builder gracePeriod(Duration gracePeriod) {
-      if (gracePeriod == null || gracePeriod.isNegative()) {
+      require(gracePeriod, "gracePeriod");
+      if (gracePeriod.isNegative()) {
         throw new IllegalArgumentException("grace period must not be negative: " + gracePeriod);
       }
       this.gracePeriod = gracePeriod;
@@ -179,8 +190,10 @@ public final class Kairos {
 
     /** This instance's id, recorded with each run (default: a random id). */
     public Builder instanceId(String instanceId) {
-      if (instanceId == null || instanceId.isBlank()) {
-        throw new IllegalArgumentException("instance id is null or blank: '" + instanceId + "'");
+      require(instanceId, "instanceId");
+      if (instanceId.isBlank() || instanceId.length() > 200) {
+        throw new IllegalArgumentException(
+            "instance id must be 1 to 200 characters, not blank: '" + instanceId + "'");
       }
       this.instanceId = instanceId;
       return this;
@@ -216,14 +229,14 @@ public final class Kairos {
       AtomicInteger n = new AtomicInteger();
       return r -> {
         Thread t = new Thread(r, "kairos-worker-" + n.incrementAndGet());
-        t.setDaemon(false);
+        t.setDaemon(true);
         return t;
       };
     }
 
     private static <T> T require(T value, String what) {
       if (value == null) {
-        throw new IllegalArgumentException(what + " is null");
+        throw new NullPointerException(what + " must not be null");
       }
       return value;
     }

@@ -15,6 +15,21 @@ import java.util.Set;
  * cron zone). Every message names the job key and the offending value.
  */
 public final class SpecValidator {
+  /** Longest job key and handler name: the stores' column width. */
+  public static final int MAX_KEY_LENGTH = 200;
+
+  /** Longest cron expression: the stores' column width. */
+  public static final int MAX_CRON_LENGTH = 400;
+
+  /** Longest time-zone id: the stores' column width. */
+  public static final int MAX_ZONE_LENGTH = 100;
+
+  /** Shortest fixed-rate period or fixed delay: 1 ms. */
+  public static final Duration MIN_PERIOD = Duration.ofMillis(1);
+
+  /** How much of an over-long value an error message quotes. */
+  private static final int QUOTED = 40;
+
   private final Set<String> handlers;
   private final ZoneId defaultZone;
 
@@ -33,19 +48,32 @@ public final class SpecValidator {
    */
   public JobSpec validate(JobSpec spec) {
     if (spec == null) {
-      throw new IllegalArgumentException("job spec is null");
+      throw new NullPointerException("spec must not be null");
     }
     String key = spec.key();
     if (key == null || key.isBlank()) {
       throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
     }
-    if (key.length() > 200) {
-      throw new IllegalArgumentException("job '" + key + "': key longer than 200 characters");
+    if (key.length() > MAX_KEY_LENGTH) {
+      throw new IllegalArgumentException(
+          "job key is "
+              + key.length()
+              + " characters long, more than "
+              + MAX_KEY_LENGTH
+              + ": '"
+              + abbreviate(key)
+              + "'");
+    }
+    if (key.indexOf('\0') >= 0) {
+      throw new IllegalArgumentException(
+          "job key '" + abbreviate(printable(key)) + "' contains the NUL character (\\u0000)");
     }
     String handler = spec.handler();
     if (handler == null || handler.isBlank()) {
       throw bad(key, "handler name is null or blank: '" + handler + "'");
     }
+    noNul(key, "handler name", handler);
+    spec.data().ifPresent(d -> noNul(key, "data", d));
     if (!handlers.contains(handler)) {
       throw bad(key, "handler '" + handler + "' is not registered (registered: " + handlers + ")");
     }
@@ -60,9 +88,9 @@ public final class SpecValidator {
 
   private Schedule checkSchedule(String key, Schedule schedule) {
     if (schedule instanceof Schedule.FixedRate r) {
-      positive(key, "fixed-rate period", r.period());
+      atLeastMinPeriod(key, "fixed-rate period", r.period());
     } else if (schedule instanceof Schedule.FixedDelay d) {
-      positive(key, "fixed delay", d.delay());
+      atLeastMinPeriod(key, "fixed delay", d.delay());
     } else if (schedule instanceof Schedule.Once o) {
       if (o.at() == null && o.delay() == null) {
         throw bad(key, "one-shot time is null");
@@ -79,6 +107,21 @@ public final class SpecValidator {
   private Schedule.Cron checkCron(String key, Schedule.Cron c) {
     if (c.expression() == null || c.expression().isBlank()) {
       throw bad(key, "cron expression is null or blank");
+    }
+    if (c.expression().length() > MAX_CRON_LENGTH) {
+      throw bad(
+          key,
+          "cron expression is "
+              + c.expression().length()
+              + " characters long, more than "
+              + MAX_CRON_LENGTH
+              + ": '"
+              + abbreviate(c.expression())
+              + "'");
+    }
+    noNul(key, "cron expression", c.expression());
+    if (c.zone() != null && c.zone().getId().length() > MAX_ZONE_LENGTH) {
+      throw bad(key, "time-zone id longer than " + MAX_ZONE_LENGTH + ": " + c.zone().getId());
     }
     Schedule.Cron resolved =
         new Schedule.Cron(
@@ -114,10 +157,33 @@ public final class SpecValidator {
     }
   }
 
-  private static void positive(String key, String what, Duration d) {
+  private static void atLeastMinPeriod(String key, String what, Duration d) {
     if (d == null || d.isZero() || d.isNegative()) {
       throw bad(key, what + " must be positive: " + d);
     }
+    if (d.compareTo(MIN_PERIOD) < 0) {
+      throw bad(key, what + " must be at least 1 ms: " + d);
+    }
+  }
+
+  private static void noNul(String key, String what, String value) {
+    int at = value.indexOf('\0');
+    if (at >= 0) {
+      throw bad(
+          key,
+          what
+              + " contains the NUL character (\\u0000) at index "
+              + at
+              + ", which PostgreSQL cannot store");
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= QUOTED ? s : printable(s.substring(0, QUOTED)) + "...";
+  }
+
+  private static String printable(String s) {
+    return s.replace("\0", "\\u0000");
   }
 
   private static void nonNegative(String key, String what, Duration d) {

@@ -124,7 +124,7 @@ class DispatcherStressTest {
   @Test
   void overrunningFixedRateJobs_neverOverlapThemselves() throws Exception {
     int jobs = 16;
-    int runsPerJob = 300;
+    int runsPerJob = 100;
     Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     AtomicInteger overlaps = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(jobs * runsPerJob);
@@ -142,7 +142,7 @@ class DispatcherStressTest {
                         overlaps.incrementAndGet();
                       }
                       Thread.onSpinWait();
-                      long spin = System.nanoTime() + 200_000; // 0.2 ms of work on a 0.1 ms period
+                      long spin = System.nanoTime() + 2_000_000; // 2 ms of work on a 1 ms period
                       while (System.nanoTime() < spin) {
                         Thread.onSpinWait();
                       }
@@ -155,7 +155,7 @@ class DispatcherStressTest {
         s.schedule(
             JobSpec.named("r" + i)
                 .handler("h")
-                .fixedRate(Duration.ofNanos(100_000))
+                .fixedRate(Duration.ofMillis(1)) // the shortest period
                 .misfire(dev.kairos.Misfire.catchUp()));
       }
       assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();

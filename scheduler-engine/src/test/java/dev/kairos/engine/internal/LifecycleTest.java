@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
-import dev.kairos.KairosException;
 import dev.kairos.RunOutcome;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
@@ -115,7 +114,7 @@ class LifecycleTest {
     assertThat(threads).noneMatch(Thread::isAlive);
     assertThatThrownBy(
             () -> s.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofSeconds(1))))
-        .isInstanceOf(KairosException.class)
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
   }
 
@@ -176,11 +175,11 @@ class LifecycleTest {
       release.countDown();
       await().atMost(Duration.ofSeconds(10)).until(() -> s.queued() == 0 && idle(s));
       clock.advance(Duration.ofSeconds(10));
+      assertThat(s.job("j")).isEmpty();
     } finally {
       s.close();
     }
     assertThat(runs.get()).isEqualTo(1);
-    assertThat(s.job("j")).isEmpty();
   }
 
   private static boolean idle(KairosScheduler s) {
