@@ -124,7 +124,7 @@ class DispatcherStressTest {
   @Test
   void overrunningFixedRateJobs_neverOverlapThemselves() throws Exception {
     int jobs = 16;
-    int runsPerJob = 100;
+    int runsPerJob = 40;
     Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     AtomicInteger overlaps = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(jobs * runsPerJob);
@@ -142,7 +142,7 @@ class DispatcherStressTest {
                         overlaps.incrementAndGet();
                       }
                       Thread.onSpinWait();
-                      long spin = System.nanoTime() + 2_000_000; // 2 ms of work on a 1 ms period
+                      long spin = System.nanoTime() + 1_500_000; // 1.5 ms of work on a 1 ms period
                       while (System.nanoTime() < spin) {
                         Thread.onSpinWait();
                       }
