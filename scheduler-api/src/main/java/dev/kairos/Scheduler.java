@@ -9,6 +9,10 @@ import java.util.Optional;
  * <p>Guarantees: a job never runs concurrently with itself; fires due at the same instant run in
  * the order they were scheduled; a job that throws keeps its schedule; every change that returned
  * is in the store.
+ *
+ * <p>Errors: every method throws {@link NullPointerException} naming the parameter for a null
+ * argument (for example {@code "key must not be null"}), and {@link IllegalStateException} when
+ * called after {@link #close()}.
  */
 public interface Scheduler extends AutoCloseable {
 
@@ -51,7 +55,9 @@ public interface Scheduler extends AutoCloseable {
 
   /**
    * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them and
-   * stops all threads. Idempotent.
+   * stops all threads. Returns within the grace period plus 5 seconds (plus the time the store
+   * takes to close): a job that ignores interruption is reported by key and left on a daemon
+   * thread, which does not keep the JVM alive. Idempotent.
    */
   @Override
   void close();
