@@ -36,6 +36,9 @@ public final class JobSpec {
   private final Misfire misfire;
   private final Retry retry;
 
+  /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
+  private final Schedule conflicting;
+
   private JobSpec(
       String key,
       String handler,
@@ -44,7 +47,8 @@ public final class JobSpec {
       Instant startAt,
       Duration initialDelay,
       Misfire misfire,
-      Retry retry) {
+      Retry retry,
+      Schedule conflicting) {
     this.key = key;
     this.handler = handler;
     this.data = data;
@@ -53,27 +57,31 @@ public final class JobSpec {
     this.initialDelay = initialDelay;
     this.misfire = misfire;
     this.retry = retry;
+    this.conflicting = conflicting;
   }
 
   /** Starts the definition of the job with this key (unique within a store). */
   public static JobSpec named(String key) {
-    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none());
+    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null);
   }
 
   /** The name of the registered handler that runs this job. */
   public JobSpec handler(String handler) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /** Data handed to every run (for example JSON); stored as text. */
   public JobSpec data(String data) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /**
    * Fires every {@code period}, measured between scheduled fire times (at least 1 ms).
    *
-   * @throws IllegalStateException if another kind of schedule is set already
+   * @param period the period
+   * @return the changed copy
    */
   public JobSpec fixedRate(Duration period) {
     return only(new Schedule.FixedRate(period));
@@ -115,25 +123,19 @@ public final class JobSpec {
   /** Replaces the daylight-saving policy of a cron schedule (ignored by other schedules). */
   public JobSpec dst(DstPolicy dst) {
     if (schedule instanceof Schedule.Cron c) {
-      return schedule(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
+      return only(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
     }
     return this;
   }
 
   /**
-   * Sets the schedule of a spec that has none, or of the same kind: a job has one schedule, so
-   * {@code fixedRate(...).cron(...)} fails at once instead of silently keeping the last.
+   * Sets the schedule; one of another kind set before is remembered as a conflict, which {@code
+   * schedule} rejects: {@code fixedRate(...).cron(...)} is a mistake, not a replacement.
    */
   private JobSpec only(Schedule next) {
-    if (schedule != null && schedule.getClass() != next.getClass()) {
-      throw new IllegalStateException(
-          "job '"
-              + key
-              + "': schedule already set to "
-              + schedule
-              + "; a job has one schedule (use schedule(Schedule) to replace it)");
-    }
-    return schedule(next);
+    Schedule conflict =
+        schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
+    return new JobSpec(key, handler, data, next, startAt, initialDelay, misfire, retry, conflict);
   }
 
   /**
@@ -143,27 +145,31 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec schedule(Schedule schedule) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry, null);
   }
 
   /** The first fire of a recurring job is at this instant (or its first slot after now). */
   public JobSpec startAt(Instant startAt) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /** The first fire of a recurring job is this long after it is first scheduled. */
   public JobSpec initialDelay(Duration initialDelay) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /** The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold. */
   public JobSpec misfire(Misfire misfire) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /** The retry policy for failed runs; default {@link Retry#none()}. */
   public JobSpec retry(Retry retry) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   /** The job's key. */
@@ -196,6 +202,17 @@ public final class JobSpec {
     return Optional.ofNullable(initialDelay);
   }
 
+  /**
+   * A schedule of another kind that a later schedule method ({@code fixedRate}, {@code cron}, ...)
+   * replaced on this spec, if any. {@link Scheduler#schedule(JobSpec)} rejects such a spec: a job
+   * has one schedule; {@link #schedule(Schedule)} replaces it on purpose and clears this.
+   *
+   * @return the replaced schedule, or empty
+   */
+  public Optional<Schedule> conflictingSchedule() {
+    return Optional.ofNullable(conflicting);
+  }
+
   /** The misfire policy. */
   public Misfire misfire() {
     return misfire;
@@ -221,7 +238,8 @@ public final class JobSpec {
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return Objects.hash(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   @Override

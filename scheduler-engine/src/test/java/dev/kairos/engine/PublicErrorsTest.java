@@ -154,18 +154,30 @@ class PublicErrorsTest {
     assertThatThrownBy(() -> scheduler.schedule(ok.fixedRate(Duration.ofNanos(1))))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("job 'k': fixed-rate period must be at least 1 ms: PT0.000000001S");
-    assertThatThrownBy(() -> scheduler.schedule(ok.fixedDelay(Duration.ofNanos(999_999))))
-        .isInstanceOf(IllegalStateException.class); // and a second kind of schedule, below
+    assertThatThrownBy(
+            () ->
+                scheduler.schedule(
+                    JobSpec.named("d").handler("h").fixedDelay(Duration.ofNanos(999_999))))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job 'd': fixed delay must be at least 1 ms: PT0.000999999S");
     assertThat(scheduler.schedule(ok.fixedRate(Duration.ofMillis(1))).key()).isEqualTo("k");
   }
 
   @Test
-  void secondKindOfSchedule_isRefusedAtOnce() {
-    assertThatThrownBy(() -> ok.cron("0 0 2 * * ?"))
-        .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("job 'k': schedule already set to")
-        .hasMessageContaining("a job has one schedule");
-    assertThat(ok.fixedRate(Duration.ofSeconds(2)).schedule())
-        .isEqualTo(JobSpec.named("x").fixedRate(Duration.ofSeconds(2)).schedule());
+  void secondKindOfScheduleOnOneSpec_isRefusedBySchedule() {
+    assertThatThrownBy(() -> scheduler.schedule(ok.cron("0 0 2 * * ?")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("job 'k': two schedules set, FixedRate[period=PT1S] and then Cron[")
+        .hasMessageEndingWith("a job has one schedule (schedule(Schedule) replaces it on purpose)");
+    assertThat(scheduler.jobs()).isEmpty();
+  }
+
+  @Test
+  void sameKindAgain_orScheduleOnPurpose_replacesTheSchedule() {
+    assertThat(scheduler.schedule(ok.fixedRate(Duration.ofSeconds(2))).key()).isEqualTo("k");
+    assertThat(
+            ok.schedule(new dev.kairos.Schedule.FixedDelay(Duration.ofSeconds(1)))
+                .conflictingSchedule())
+        .isEmpty();
   }
 }

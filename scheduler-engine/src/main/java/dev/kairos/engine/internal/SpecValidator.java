@@ -80,6 +80,15 @@ public final class SpecValidator {
     if (spec.schedule() == null) {
       throw bad(key, "no schedule: call fixedRate, fixedDelay, at, after or cron");
     }
+    if (spec.conflictingSchedule().isPresent()) {
+      throw bad(
+          key,
+          "two schedules set, "
+              + spec.conflictingSchedule().get()
+              + " and then "
+              + spec.schedule()
+              + "; a job has one schedule (schedule(Schedule) replaces it on purpose)");
+    }
     checkMisfire(key, spec.misfire());
     checkRetry(key, spec.retry());
     spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
