@@ -60,18 +60,33 @@ public final class JobSpec {
     this.conflicting = conflicting;
   }
 
-  /** Starts the definition of the job with this key (unique within a store). */
+  /**
+   * Starts the definition of the job with this key (unique within a store).
+   *
+   * @param key the job's key
+   * @return a definition with only its key set
+   */
   public static JobSpec named(String key) {
     return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null);
   }
 
-  /** The name of the registered handler that runs this job. */
+  /**
+   * The name of the registered handler that runs this job.
+   *
+   * @param handler the name of a registered handler
+   * @return the changed copy
+   */
   public JobSpec handler(String handler) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** Data handed to every run (for example JSON); stored as text. */
+  /**
+   * Data handed to every run (for example JSON); stored as text.
+   *
+   * @param data the data, for example JSON
+   * @return the changed copy
+   */
   public JobSpec data(String data) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
@@ -87,17 +102,32 @@ public final class JobSpec {
     return only(new Schedule.FixedRate(period));
   }
 
-  /** Fires {@code delay} after the previous run ended. */
+  /**
+   * Fires {@code delay} after the previous run ended.
+   *
+   * @param delay the delay
+   * @return the changed copy
+   */
   public JobSpec fixedDelay(Duration delay) {
     return only(new Schedule.FixedDelay(delay));
   }
 
-  /** Fires once, at {@code instant}. */
+  /**
+   * Fires once, at {@code instant}.
+   *
+   * @param instant the fire time
+   * @return the changed copy
+   */
   public JobSpec at(Instant instant) {
     return only(new Schedule.Once(instant, null));
   }
 
-  /** Fires once, {@code delay} after the job is first scheduled. */
+  /**
+   * Fires once, {@code delay} after the job is first scheduled.
+   *
+   * @param delay the delay
+   * @return the changed copy
+   */
   public JobSpec after(Duration delay) {
     return only(new Schedule.Once(null, delay));
   }
@@ -105,22 +135,43 @@ public final class JobSpec {
   /**
    * Fires when the Quartz-syntax cron expression matches, in the scheduler's default zone (resolved
    * and stored when the job is first scheduled).
+   *
+   * @param expression the cron expression
+   * @return the changed copy
    */
   public JobSpec cron(String expression) {
     return cron(expression, null, CronSyntax.QUARTZ);
   }
 
-  /** Fires when the Quartz-syntax cron expression matches in {@code zone}. */
+  /**
+   * Fires when the Quartz-syntax cron expression matches in {@code zone}.
+   *
+   * @param expression the cron expression
+   * @param zone the time zone the expression is read in
+   * @return the changed copy
+   */
   public JobSpec cron(String expression, ZoneId zone) {
     return cron(expression, zone, CronSyntax.QUARTZ);
   }
 
-  /** Fires when the expression, written in {@code syntax}, matches in {@code zone}. */
+  /**
+   * Fires when the expression, written in {@code syntax}, matches in {@code zone}.
+   *
+   * @param expression the cron expression
+   * @param zone the time zone the expression is read in
+   * @param syntax the syntax the expression is written in
+   * @return the changed copy
+   */
   public JobSpec cron(String expression, ZoneId zone, CronSyntax syntax) {
     return only(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
   }
 
-  /** Replaces the daylight-saving policy of a cron schedule (ignored by other schedules). */
+  /**
+   * Replaces the daylight-saving policy of a cron schedule (ignored by other schedules).
+   *
+   * @param dst the daylight-saving policy
+   * @return the changed copy
+   */
   public JobSpec dst(DstPolicy dst) {
     if (schedule instanceof Schedule.Cron c) {
       return only(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
@@ -148,56 +199,100 @@ public final class JobSpec {
     return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry, null);
   }
 
-  /** The first fire of a recurring job is at this instant (or its first slot after now). */
+  /**
+   * The first fire of a recurring job is at this instant (or its first slot after now).
+   *
+   * @param startAt the first fire time
+   * @return the changed copy
+   */
   public JobSpec startAt(Instant startAt) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The first fire of a recurring job is this long after it is first scheduled. */
+  /**
+   * The first fire of a recurring job is this long after it is first scheduled.
+   *
+   * @param initialDelay the delay before the first fire
+   * @return the changed copy
+   */
   public JobSpec initialDelay(Duration initialDelay) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold. */
+  /**
+   * The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold.
+   *
+   * @param misfire the misfire policy
+   * @return the changed copy
+   */
   public JobSpec misfire(Misfire misfire) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The retry policy for failed runs; default {@link Retry#none()}. */
+  /**
+   * The retry policy for failed runs; default {@link Retry#none()}.
+   *
+   * @param retry the retry policy
+   * @return the changed copy
+   */
   public JobSpec retry(Retry retry) {
     return new JobSpec(
         key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The job's key. */
+  /**
+   * The job's key.
+   *
+   * @return the job's key
+   */
   public String key() {
     return key;
   }
 
-  /** The handler name (null until set; {@code schedule} rejects a spec without one). */
+  /**
+   * The handler name (null until set; {@code schedule} rejects a spec without one).
+   *
+   * @return the handler name (null until set; {@code schedule} rejects a spec without one)
+   */
   public String handler() {
     return handler;
   }
 
-  /** The job's data, if any. */
+  /**
+   * The job's data, if any.
+   *
+   * @return the job's data, if any
+   */
   public Optional<String> data() {
     return Optional.ofNullable(data);
   }
 
-  /** The schedule (null until set; {@code schedule} rejects a spec without one). */
+  /**
+   * The schedule (null until set; {@code schedule} rejects a spec without one).
+   *
+   * @return the schedule (null until set; {@code schedule} rejects a spec without one)
+   */
   public Schedule schedule() {
     return schedule;
   }
 
-  /** The first fire instant of a recurring job, if set. */
+  /**
+   * The first fire instant of a recurring job, if set.
+   *
+   * @return the first fire instant of a recurring job, if set
+   */
   public Optional<Instant> startAt() {
     return Optional.ofNullable(startAt);
   }
 
-  /** The delay before the first fire of a recurring job, if set. */
+  /**
+   * The delay before the first fire of a recurring job, if set.
+   *
+   * @return the delay before the first fire of a recurring job, if set
+   */
   public Optional<Duration> initialDelay() {
     return Optional.ofNullable(initialDelay);
   }
@@ -213,12 +308,20 @@ public final class JobSpec {
     return Optional.ofNullable(conflicting);
   }
 
-  /** The misfire policy. */
+  /**
+   * The misfire policy.
+   *
+   * @return the misfire policy
+   */
   public Misfire misfire() {
     return misfire;
   }
 
-  /** The retry policy. */
+  /**
+   * The retry policy.
+   *
+   * @return the retry policy
+   */
   public Retry retry() {
     return retry;
   }

@@ -24,33 +24,67 @@ public interface Scheduler extends AutoCloseable {
    * with the same definition, its state (next fire time, counters) is kept; if the definition
    * changed, it is replaced and its next fire time recomputed.
    *
+   * @param spec the job's definition
    * @return the stored job after the call
    * @throws IllegalArgumentException naming the key and the value, for an invalid definition
    */
   JobInfo schedule(JobSpec spec);
 
-  /** The job with this key, if stored. */
+  /**
+   * The job with this key, if stored.
+   *
+   * @param key the job's key
+   * @return the job, or empty if no job has this key
+   */
   Optional<JobInfo> job(String key);
 
-  /** All stored jobs, ordered by key. */
+  /**
+   * All stored jobs, ordered by key.
+   *
+   * @return every stored job, ordered by key
+   */
   List<JobInfo> jobs();
 
-  /** Stops firing the job, keeping it. A running run finishes. Returns false if unknown. */
+  /**
+   * Stops firing the job, keeping it. A running run finishes. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean pause(String key);
 
-  /** Resumes a paused job; missed fires follow its misfire policy. Returns false if unknown. */
+  /**
+   * Resumes a paused job; missed fires follow its misfire policy. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean resume(String key);
 
   /**
    * Runs the job once now, outside its timetable (after its current run, if it is running); the
    * timetable is not moved. Works on paused jobs too. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
    */
   boolean triggerNow(String key);
 
-  /** Deletes the job. A running run finishes and is not re-queued. Returns false if unknown. */
+  /**
+   * Deletes the job. A running run finishes and is not re-queued. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean unschedule(String key);
 
-  /** The newest {@code limit} runs of the job, newest first. */
+  /**
+   * The newest {@code limit} runs of the job, newest first.
+   *
+   * @param key the job's key
+   * @param limit the most runs returned (not negative)
+   * @return the runs, newest first
+   */
   List<RunRecord> history(String key, int limit);
 
   /**
