@@ -49,7 +49,11 @@ public final class Kairos {
 
   private Kairos() {}
 
-  /** A builder with the defaults above, the system clock and the system time zone. */
+  /**
+   * A builder with the defaults above, the system clock and the system time zone.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -76,6 +80,9 @@ public final class Kairos {
      * Cluster mode: how long a claimed fire holds without renewal, judged by the store's clock
      * (default 30 s; renewed every third of it). A fire whose instance died is re-run on another
      * instance after at most this long.
+     *
+     * @param lease the lease
+     * @return this builder
      */
     public Builder clusterLease(Duration lease) {
       require(lease, "lease");
@@ -89,6 +96,9 @@ public final class Kairos {
     /**
      * Cluster mode: the longest interval between two reads of the change feed (default 250 ms);
      * stores that notify (PostgreSQL) deliver changes sooner.
+     *
+     * @param poll the longest interval
+     * @return this builder
      */
     public Builder clusterPoll(Duration poll) {
       require(poll, "poll");
@@ -99,13 +109,23 @@ public final class Kairos {
       return this;
     }
 
-    /** Where jobs are stored (required). The scheduler closes it when it closes. */
+    /**
+     * Where jobs are stored (required). The scheduler closes it when it closes.
+     *
+     * @param store the job store
+     * @return this builder
+     */
     public Builder store(JobStore store) {
       this.store = require(store, "store");
       return this;
     }
 
-    /** Number of worker threads (at least 1; default {@value Kairos#DEFAULT_WORKERS}). */
+    /**
+     * Number of worker threads (at least 1; default {@value Kairos#DEFAULT_WORKERS}).
+     *
+     * @param workers the number of worker threads
+     * @return this builder
+     */
     public Builder workers(int workers) {
       if (workers < 1) {
         throw new IllegalArgumentException("workers must be at least 1: " + workers);
@@ -114,7 +134,13 @@ public final class Kairos {
       return this;
     }
 
-    /** Registers the code that jobs naming {@code name} run. Names are unique. */
+    /**
+     * Registers the code that jobs naming {@code name} run. Names are unique.
+     *
+     * @param name the handler's name, which jobs refer to
+     * @param job the code to run
+     * @return this builder
+     */
     public Builder handler(String name, Job job) {
       require(name, "name");
       if (name.isBlank() || name.length() > 200) {
@@ -128,7 +154,12 @@ public final class Kairos {
       return this;
     }
 
-    /** The time source (default {@link TimeSource#system()}; tests pass a {@link ManualClock}). */
+    /**
+     * The time source (default {@link TimeSource#system()}; tests pass a {@link ManualClock}).
+     *
+     * @param clock the time source
+     * @return this builder
+     */
     public Builder clock(TimeSource clock) {
       this.clock = require(clock, "clock");
       return this;
@@ -138,13 +169,21 @@ public final class Kairos {
      * Makes the worker threads (default: threads named kairos-worker-N). Workers are always made
      * daemon threads: while the scheduler runs, a non-daemon keep-alive thread holds the JVM, and
      * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting.
+     *
+     * @param threadFactory makes the worker threads
+     * @return this builder
      */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = require(threadFactory, "threadFactory");
       return this;
     }
 
-    /** How far ahead the heap holds due jobs (positive; default 5 minutes). */
+    /**
+     * How far ahead the heap holds due jobs (positive; default 5 minutes).
+     *
+     * @param lookAhead the look-ahead horizon
+     * @return this builder
+     */
     public Builder lookAhead(Duration lookAhead) {
       require(lookAhead, "lookAhead");
       if (lookAhead.isNegative() || lookAhead.isZero()) {
@@ -154,7 +193,12 @@ public final class Kairos {
       return this;
     }
 
-    /** Most jobs read from the store per load (at least 2; default 10,000). */
+    /**
+     * Most jobs read from the store per load (at least 2; default 10,000).
+     *
+     * @param windowSize the most jobs per load
+     * @return this builder
+     */
     public Builder windowSize(int windowSize) {
       if (windowSize < 2) {
         throw new IllegalArgumentException("window size must be at least 2: " + windowSize);
@@ -166,6 +210,9 @@ public final class Kairos {
     /**
      * How long {@code close()} lets running jobs finish before interrupting them (default 30 s).
      * {@code close()} returns at most 5 s after it, whether or not interrupted jobs stop.
+     *
+     * @param gracePeriod the grace period
+     * @return this builder
      */
     public Builder gracePeriod(Duration gracePeriod) {
       require(gracePeriod, "gracePeriod");
@@ -176,19 +223,34 @@ public final class Kairos {
       return this;
     }
 
-    /** Adds a listener for run events. */
+    /**
+     * Adds a listener for run events.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
     public Builder listener(SchedulerListener listener) {
       listeners.add(require(listener, "listener"));
       return this;
     }
 
-    /** Zone of cron jobs that name none (default: the system zone), stored with each job. */
+    /**
+     * Zone of cron jobs that name none (default: the system zone), stored with each job.
+     *
+     * @param zone the zone of cron jobs that name none
+     * @return this builder
+     */
     public Builder defaultZone(ZoneId zone) {
       this.defaultZone = require(zone, "defaultZone");
       return this;
     }
 
-    /** This instance's id, recorded with each run (default: a random id). */
+    /**
+     * This instance's id, recorded with each run (default: a random id).
+     *
+     * @param instanceId this instance's id
+     * @return this builder
+     */
     public Builder instanceId(String instanceId) {
       require(instanceId, "instanceId");
       if (instanceId.isBlank() || instanceId.length() > 200) {
@@ -199,7 +261,11 @@ public final class Kairos {
       return this;
     }
 
-    /** Builds the scheduler; call {@link Scheduler#start()} to begin firing. */
+    /**
+     * Builds the scheduler; call {@link Scheduler#start()} to begin firing.
+     *
+     * @return the scheduler, not started
+     */
     public Scheduler build() {
       if (store == null) {
         throw new IllegalStateException("no store: call store(new InMemoryStore()) or a JdbcStore");
