@@ -36,6 +36,9 @@ public final class JobSpec {
   private final Misfire misfire;
   private final Retry retry;
 
+  /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
+  private final Schedule conflicting;
+
   private JobSpec(
       String key,
       String handler,
@@ -44,7 +47,8 @@ public final class JobSpec {
       Instant startAt,
       Duration initialDelay,
       Misfire misfire,
-      Retry retry) {
+      Retry retry,
+      Schedule conflicting) {
     this.key = key;
     this.handler = handler;
     this.data = data;
@@ -53,130 +57,271 @@ public final class JobSpec {
     this.initialDelay = initialDelay;
     this.misfire = misfire;
     this.retry = retry;
+    this.conflicting = conflicting;
   }
 
-  /** Starts the definition of the job with this key (unique within a store). */
+  /**
+   * Starts the definition of the job with this key (unique within a store).
+   *
+   * @param key the job's key
+   * @return a definition with only its key set
+   */
   public static JobSpec named(String key) {
-    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none());
+    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null);
   }
 
-  /** The name of the registered handler that runs this job. */
+  /**
+   * The name of the registered handler that runs this job.
+   *
+   * @param handler the name of a registered handler
+   * @return the changed copy
+   */
   public JobSpec handler(String handler) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** Data handed to every run (for example JSON); stored as text. */
+  /**
+   * Data handed to every run (for example JSON); stored as text.
+   *
+   * @param data the data, for example JSON
+   * @return the changed copy
+   */
   public JobSpec data(String data) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** Fires every {@code period}, measured between scheduled fire times. */
+  /**
+   * Fires every {@code period}, measured between scheduled fire times (at least 1 ms).
+   *
+   * @param period the period
+   * @return the changed copy
+   */
   public JobSpec fixedRate(Duration period) {
-    return schedule(new Schedule.FixedRate(period));
+    return only(new Schedule.FixedRate(period));
   }
 
-  /** Fires {@code delay} after the previous run ended. */
+  /**
+   * Fires {@code delay} after the previous run ended.
+   *
+   * @param delay the delay
+   * @return the changed copy
+   */
   public JobSpec fixedDelay(Duration delay) {
-    return schedule(new Schedule.FixedDelay(delay));
+    return only(new Schedule.FixedDelay(delay));
   }
 
-  /** Fires once, at {@code instant}. */
+  /**
+   * Fires once, at {@code instant}.
+   *
+   * @param instant the fire time
+   * @return the changed copy
+   */
   public JobSpec at(Instant instant) {
-    return schedule(new Schedule.Once(instant, null));
+    return only(new Schedule.Once(instant, null));
   }
 
-  /** Fires once, {@code delay} after the job is first scheduled. */
+  /**
+   * Fires once, {@code delay} after the job is first scheduled.
+   *
+   * @param delay the delay
+   * @return the changed copy
+   */
   public JobSpec after(Duration delay) {
-    return schedule(new Schedule.Once(null, delay));
+    return only(new Schedule.Once(null, delay));
   }
 
   /**
    * Fires when the Quartz-syntax cron expression matches, in the scheduler's default zone (resolved
    * and stored when the job is first scheduled).
+   *
+   * @param expression the cron expression
+   * @return the changed copy
    */
   public JobSpec cron(String expression) {
     return cron(expression, null, CronSyntax.QUARTZ);
   }
 
-  /** Fires when the Quartz-syntax cron expression matches in {@code zone}. */
+  /**
+   * Fires when the Quartz-syntax cron expression matches in {@code zone}.
+   *
+   * @param expression the cron expression
+   * @param zone the time zone the expression is read in
+   * @return the changed copy
+   */
   public JobSpec cron(String expression, ZoneId zone) {
     return cron(expression, zone, CronSyntax.QUARTZ);
   }
 
-  /** Fires when the expression, written in {@code syntax}, matches in {@code zone}. */
+  /**
+   * Fires when the expression, written in {@code syntax}, matches in {@code zone}.
+   *
+   * @param expression the cron expression
+   * @param zone the time zone the expression is read in
+   * @param syntax the syntax the expression is written in
+   * @return the changed copy
+   */
   public JobSpec cron(String expression, ZoneId zone, CronSyntax syntax) {
-    return schedule(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
+    return only(new Schedule.Cron(expression, zone, syntax, DstPolicy.defaults()));
   }
 
-  /** Replaces the daylight-saving policy of a cron schedule (ignored by other schedules). */
+  /**
+   * Replaces the daylight-saving policy of a cron schedule (ignored by other schedules).
+   *
+   * @param dst the daylight-saving policy
+   * @return the changed copy
+   */
   public JobSpec dst(DstPolicy dst) {
     if (schedule instanceof Schedule.Cron c) {
-      return schedule(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
+      return only(new Schedule.Cron(c.expression(), c.zone(), c.syntax(), dst));
     }
     return this;
   }
 
-  /** Sets the schedule directly. */
+  /**
+   * Sets the schedule; one of another kind set before is remembered as a conflict, which {@code
+   * schedule} rejects: {@code fixedRate(...).cron(...)} is a mistake, not a replacement.
+   */
+  private JobSpec only(Schedule next) {
+    Schedule conflict =
+        schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
+    return new JobSpec(key, handler, data, next, startAt, initialDelay, misfire, retry, conflict);
+  }
+
+  /**
+   * Sets the schedule directly, replacing any set before.
+   *
+   * @param schedule the schedule
+   * @return the changed copy
+   */
   public JobSpec schedule(Schedule schedule) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry, null);
   }
 
-  /** The first fire of a recurring job is at this instant (or its first slot after now). */
+  /**
+   * The first fire of a recurring job is at this instant (or its first slot after now).
+   *
+   * @param startAt the first fire time
+   * @return the changed copy
+   */
   public JobSpec startAt(Instant startAt) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The first fire of a recurring job is this long after it is first scheduled. */
+  /**
+   * The first fire of a recurring job is this long after it is first scheduled.
+   *
+   * @param initialDelay the delay before the first fire
+   * @return the changed copy
+   */
   public JobSpec initialDelay(Duration initialDelay) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold. */
+  /**
+   * The misfire policy; default {@link Misfire#fireOnce()} with a one-second threshold.
+   *
+   * @param misfire the misfire policy
+   * @return the changed copy
+   */
   public JobSpec misfire(Misfire misfire) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The retry policy for failed runs; default {@link Retry#none()}. */
+  /**
+   * The retry policy for failed runs; default {@link Retry#none()}.
+   *
+   * @param retry the retry policy
+   * @return the changed copy
+   */
   public JobSpec retry(Retry retry) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
-  /** The job's key. */
+  /**
+   * The job's key.
+   *
+   * @return the job's key
+   */
   public String key() {
     return key;
   }
 
-  /** The handler name (null until set; {@code schedule} rejects a spec without one). */
+  /**
+   * The handler name (null until set; {@code schedule} rejects a spec without one).
+   *
+   * @return the handler name (null until set; {@code schedule} rejects a spec without one)
+   */
   public String handler() {
     return handler;
   }
 
-  /** The job's data, if any. */
+  /**
+   * The job's data, if any.
+   *
+   * @return the job's data, if any
+   */
   public Optional<String> data() {
     return Optional.ofNullable(data);
   }
 
-  /** The schedule (null until set; {@code schedule} rejects a spec without one). */
+  /**
+   * The schedule (null until set; {@code schedule} rejects a spec without one).
+   *
+   * @return the schedule (null until set; {@code schedule} rejects a spec without one)
+   */
   public Schedule schedule() {
     return schedule;
   }
 
-  /** The first fire instant of a recurring job, if set. */
+  /**
+   * The first fire instant of a recurring job, if set.
+   *
+   * @return the first fire instant of a recurring job, if set
+   */
   public Optional<Instant> startAt() {
     return Optional.ofNullable(startAt);
   }
 
-  /** The delay before the first fire of a recurring job, if set. */
+  /**
+   * The delay before the first fire of a recurring job, if set.
+   *
+   * @return the delay before the first fire of a recurring job, if set
+   */
   public Optional<Duration> initialDelay() {
     return Optional.ofNullable(initialDelay);
   }
 
-  /** The misfire policy. */
+  /**
+   * A schedule of another kind that a later schedule method ({@code fixedRate}, {@code cron}, ...)
+   * replaced on this spec, if any. {@link Scheduler#schedule(JobSpec)} rejects such a spec: a job
+   * has one schedule; {@link #schedule(Schedule)} replaces it on purpose and clears this.
+   *
+   * @return the replaced schedule, or empty
+   */
+  public Optional<Schedule> conflictingSchedule() {
+    return Optional.ofNullable(conflicting);
+  }
+
+  /**
+   * The misfire policy.
+   *
+   * @return the misfire policy
+   */
   public Misfire misfire() {
     return misfire;
   }
 
-  /** The retry policy. */
+  /**
+   * The retry policy.
+   *
+   * @return the retry policy
+   */
   public Retry retry() {
     return retry;
   }
@@ -196,7 +341,8 @@ public final class JobSpec {
 
   @Override
   public int hashCode() {
-    return Objects.hash(key, handler, data, schedule, startAt, initialDelay, misfire, retry);
+    return Objects.hash(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
   }
 
   @Override

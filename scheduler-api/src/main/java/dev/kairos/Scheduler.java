@@ -9,6 +9,10 @@ import java.util.Optional;
  * <p>Guarantees: a job never runs concurrently with itself; fires due at the same instant run in
  * the order they were scheduled; a job that throws keeps its schedule; every change that returned
  * is in the store.
+ *
+ * <p>Errors: every method throws {@link NullPointerException} naming the parameter for a null
+ * argument (for example {@code "key must not be null"}), and {@link IllegalStateException} when
+ * called after {@link #close()}.
  */
 public interface Scheduler extends AutoCloseable {
 
@@ -20,33 +24,67 @@ public interface Scheduler extends AutoCloseable {
    * with the same definition, its state (next fire time, counters) is kept; if the definition
    * changed, it is replaced and its next fire time recomputed.
    *
+   * @param spec the job's definition
    * @return the stored job after the call
    * @throws IllegalArgumentException naming the key and the value, for an invalid definition
    */
   JobInfo schedule(JobSpec spec);
 
-  /** The job with this key, if stored. */
+  /**
+   * The job with this key, if stored.
+   *
+   * @param key the job's key
+   * @return the job, or empty if no job has this key
+   */
   Optional<JobInfo> job(String key);
 
-  /** All stored jobs, ordered by key. */
+  /**
+   * All stored jobs, ordered by key.
+   *
+   * @return every stored job, ordered by key
+   */
   List<JobInfo> jobs();
 
-  /** Stops firing the job, keeping it. A running run finishes. Returns false if unknown. */
+  /**
+   * Stops firing the job, keeping it. A running run finishes. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean pause(String key);
 
-  /** Resumes a paused job; missed fires follow its misfire policy. Returns false if unknown. */
+  /**
+   * Resumes a paused job; missed fires follow its misfire policy. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean resume(String key);
 
   /**
    * Runs the job once now, outside its timetable (after its current run, if it is running); the
    * timetable is not moved. Works on paused jobs too. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
    */
   boolean triggerNow(String key);
 
-  /** Deletes the job. A running run finishes and is not re-queued. Returns false if unknown. */
+  /**
+   * Deletes the job. A running run finishes and is not re-queued. Returns false if unknown.
+   *
+   * @param key the job's key
+   * @return false if no job has this key
+   */
   boolean unschedule(String key);
 
-  /** The newest {@code limit} runs of the job, newest first. */
+  /**
+   * The newest {@code limit} runs of the job, newest first.
+   *
+   * @param key the job's key
+   * @param limit the most runs returned (not negative)
+   * @return the runs, newest first
+   */
   List<RunRecord> history(String key, int limit);
 
   /**
@@ -60,7 +98,9 @@ public interface Scheduler extends AutoCloseable {
 
   /**
    * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them and
-   * stops all threads. Idempotent.
+   * stops all threads. Returns within the grace period plus 5 seconds (plus the time the store
+   * takes to close): a job that ignores interruption is reported by key and left on a daemon
+   * thread, which does not keep the JVM alive. Idempotent.
    */
   @Override
   void close();

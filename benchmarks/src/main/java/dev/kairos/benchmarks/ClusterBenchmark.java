@@ -3,6 +3,7 @@ package dev.kairos.benchmarks;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
@@ -75,24 +76,25 @@ public final class ClusterBenchmark {
     try {
       for (int i = 0; i < instances; i++) {
         KairosScheduler s =
-            Kairos.builder()
-                .store(
-                    JdbcStore.builder()
-                        .url(url)
-                        .user(PG_USER)
-                        .poolSize(workers + 1)
-                        .clustered(clustered)
-                        .build())
-                .instanceId("i" + i)
-                .workers(workers)
-                .handler(
-                    "noop",
-                    ctx -> {
-                      runs.incrementAndGet();
-                      lateness.add(
-                          Duration.between(ctx.scheduledFireTime(), ctx.actualStart()).toNanos());
-                    })
-                .buildEngine();
+            Engines.build(
+                Kairos.builder()
+                    .store(
+                        JdbcStore.builder()
+                            .url(url)
+                            .user(PG_USER)
+                            .poolSize(workers + 1)
+                            .clustered(clustered)
+                            .build())
+                    .instanceId("i" + i)
+                    .workers(workers)
+                    .handler(
+                        "noop",
+                        ctx -> {
+                          runs.incrementAndGet();
+                          lateness.add(
+                              Duration.between(ctx.scheduledFireTime(), ctx.actualStart())
+                                  .toNanos());
+                        }));
         schedulers.add(s);
         s.start();
       }

@@ -14,7 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
+import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
@@ -25,8 +25,8 @@ import java.util.concurrent.CountDownLatch;
  * down are handled by each job's misfire policy, and the output says which.
  *
  * <ul>
- *   <li>{@code nightly-report}: every night at 02:00 UTC (cron), {@code Misfire.catchUp()}: every
- *       missed night is made up, oldest first.
+ *   <li>{@code nightly-report}: every night at 02:00 Berlin time (cron), {@code Misfire.catchUp()}:
+ *       every missed night is made up, oldest first.
  *   <li>{@code hourly-sync}: every hour, {@code Misfire.fireOnce()}: one run stands for all the
  *       hours missed.
  * </ul>
@@ -34,11 +34,18 @@ import java.util.concurrent.CountDownLatch;
  * <p>The simulated clock is continuous across restarts: its origin is kept in {@code
  * kairos-data/clock.txt}, so ten real seconds of downtime at {@code --speed 3600} are ten simulated
  * hours. Options: {@code --speed N} (default 3600), {@code --dir PATH}, {@code --reset} (delete the
- * data first), {@code --seconds N} (stop by itself after N real seconds).
+ * data first), {@code --seconds N} (stop by itself after N real seconds), {@code --resume} (start
+ * the simulated clock where the program was last seen running, so a long real pause is no
+ * downtime).
+ *
+ * <p>"Last seen" is written at every run and at a clean stop, so after a {@code kill -9} it is the
+ * last run, not an older clean stop.
  */
 public final class DailyReport {
+  private static final ZoneId BERLIN = ZoneId.of("Europe/Berlin");
+
   private static final DateTimeFormatter TIME =
-      DateTimeFormatter.ofPattern("EEE dd MMM HH:mm", Locale.ROOT).withZone(ZoneOffset.UTC);
+      DateTimeFormatter.ofPattern("EEE dd MMM HH:mm", Locale.ROOT).withZone(BERLIN);
 
   /**
    * Misfire threshold, in simulated time: at 3600x, five simulated minutes are 83 real ms, so a
@@ -54,29 +61,34 @@ public final class DailyReport {
     Path dir = Path.of("kairos-data");
     long seconds = 0;
     boolean reset = false;
+    boolean resume = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--speed" -> speed = Double.parseDouble(args[++i]);
         case "--dir" -> dir = Path.of(args[++i]);
         case "--seconds" -> seconds = Long.parseLong(args[++i]);
         case "--reset" -> reset = true;
+        case "--resume" -> resume = true;
         default ->
             throw new IllegalArgumentException(
-                "unknown option " + args[i] + " (use --speed N, --dir PATH, --seconds N, --reset)");
+                "unknown option "
+                    + args[i]
+                    + " (use --speed N, --dir PATH, --seconds N, --reset, --resume)");
       }
     }
     if (reset) {
       deleteTree(dir);
     }
     Files.createDirectories(dir);
-    TimeSource clock = continuousClock(dir.resolve("clock.txt"), speed);
-    Instant stoppedAt = readInstant(dir.resolve("stopped.txt"));
+    Path lastSeenFile = dir.resolve("last-seen.txt");
+    Instant stoppedAt = readInstant(lastSeenFile);
+    TimeSource clock = continuousClock(dir.resolve("clock.txt"), speed, resume ? stoppedAt : null);
     System.out.printf(
-        "Kairos main example: H2 store in %s, clock x%.0f (1 real second = %s)%n",
+        "Kairos main example: H2 store in %s, clock x%.0f (1 real second = %s), Berlin time%n",
         dir.toAbsolutePath(), speed, human(Duration.ofMillis((long) (1000 * speed))));
     if (stoppedAt != null) {
       System.out.printf(
-          "Restarted. Last stop at %s, now %s: down for %s (simulated).%n",
+          "Restarted. Last seen running at %s, now %s: down for %s (simulated).%n",
           TIME.format(stoppedAt),
           TIME.format(clock.now()),
           human(Duration.between(stoppedAt, clock.now())));
@@ -90,22 +102,28 @@ public final class DailyReport {
             .gracePeriod(Duration.ofSeconds(2))
             .handler(
                 "report",
-                ctx ->
-                    say(
-                        clock,
-                        ctx,
-                        "nightly report for the night of " + TIME.format(ctx.scheduledFireTime())))
-            .handler("sync", ctx -> say(clock, ctx, "synced"))
+                ctx -> {
+                  say(
+                      clock,
+                      ctx,
+                      "nightly report for the night of " + TIME.format(ctx.scheduledFireTime()));
+                  writeQuietly(lastSeenFile, clock.now().toString());
+                })
+            .handler(
+                "sync",
+                ctx -> {
+                  say(clock, ctx, "synced");
+                  writeQuietly(lastSeenFile, clock.now().toString());
+                })
             .listener(new Explainer(clock))
             .build();
     CountDownLatch stopped = new CountDownLatch(1);
-    Path stopFile = dir.resolve("stopped.txt");
     Runtime.getRuntime()
         .addShutdownHook(
             new Thread(
                 () -> {
                   scheduler.close();
-                  writeQuietly(stopFile, clock.now().toString());
+                  writeQuietly(lastSeenFile, clock.now().toString());
                   System.out.printf(
                       "Stopped at %s. Start again to see the missed fires handled.%n",
                       TIME.format(clock.now()));
@@ -116,7 +134,7 @@ public final class DailyReport {
         scheduler.schedule(
             JobSpec.named("nightly-report")
                 .handler("report")
-                .cron("0 0 2 * * ?", ZoneOffset.UTC)
+                .cron("0 0 2 * * ?", BERLIN)
                 .misfire(Misfire.catchUp().threshold(THRESHOLD)));
     JobInfo sync =
         scheduler.schedule(
@@ -126,7 +144,7 @@ public final class DailyReport {
                 .startAt(Instant.parse("2026-01-01T00:00:00Z"))
                 .misfire(Misfire.fireOnce().threshold(THRESHOLD)));
     System.out.printf(
-        "nightly-report: cron 0 0 2 * * ? UTC, catchUp(); next %s%n",
+        "nightly-report: cron 0 0 2 * * ? Europe/Berlin, catchUp(); next %s%n",
         report.next().map(TIME::format).orElse("-"));
     System.out.printf(
         "hourly-sync:    every hour, fireOnce();          next %s%n",
@@ -176,8 +194,12 @@ public final class DailyReport {
     }
   }
 
-  /** A clock running {@code speed} times faster than real time, continuous across restarts. */
-  private static TimeSource continuousClock(Path file, double speed) throws IOException {
+  /**
+   * A clock running {@code speed} times faster than real time, continuous across restarts; or, if
+   * {@code resumeAt} is given, starting there.
+   */
+  private static TimeSource continuousClock(Path file, double speed, Instant resumeAt)
+      throws IOException {
     Instant realNow = TimeSource.system().now();
     if (!Files.exists(file)) {
       // Simulated time starts on a Sunday evening, so the first night comes a few seconds in.
@@ -187,7 +209,7 @@ public final class DailyReport {
     Instant realOrigin = Instant.parse(parts[0]);
     Instant simOrigin = Instant.parse(parts[1]);
     double elapsed = Duration.between(realOrigin, realNow).toNanos() * speed;
-    Instant simNow = simOrigin.plusNanos((long) elapsed);
+    Instant simNow = resumeAt != null ? resumeAt : simOrigin.plusNanos((long) elapsed);
     // Re-anchor the file so a change of --speed keeps the timeline continuous.
     Files.writeString(file, realNow + " " + simNow + "\n");
     return TimeSource.accelerated(simNow, speed);

@@ -17,7 +17,7 @@ import java.util.function.Function;
  * ms, takes 1000 ms. Fixed rate makes up the missed fires back to back; fixed delay keeps a full
  * gap.
  *
- * <p>Run: {@code mvn -q -pl examples -am compile exec:java
+ * <p>Run: {@code mvn -B -q -pl examples -am test-compile exec:java
  * -Dmain=dev.kairos.examples.FixedRateTimeline}
  */
 public final class FixedRateTimeline {

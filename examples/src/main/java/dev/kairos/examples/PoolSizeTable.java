@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * 8 s. With one worker and {@code catchUp()} the fast job's missed fires arrive in bursts; four
  * workers, or the {@code fireOnce()} and {@code skip()} policies, remove the burst.
  *
- * <p>Run: {@code mvn -q -pl examples -am compile exec:java
+ * <p>Run: {@code mvn -B -q -pl examples -am test-compile exec:java
  * -Dmain=dev.kairos.examples.PoolSizeTable} (about 35 s; {@code -Dexec.args=--seconds=4} for a
  * shorter run).
  */

@@ -13,7 +13,8 @@ import java.time.ZoneId;
  * The README's quick-start, kept compiling: register handlers, start, schedule, inspect, change,
  * close.
  *
- * <p>Run: {@code mvn -q -pl examples -am compile exec:java -Dmain=dev.kairos.examples.QuickStart}
+ * <p>Run: {@code mvn -B -q -pl examples -am test-compile exec:java
+ * -Dmain=dev.kairos.examples.QuickStart}
  */
 public final class QuickStart {
   private QuickStart() {}

@@ -56,7 +56,11 @@ public final class Kairos {
   /** How often a cluster instance re-reads the store's clock to follow it. */
   public static final Duration CLUSTER_CLOCK_RESAMPLE = Duration.ofSeconds(10);
 
-  /** A builder with the defaults above, the system clock and the system time zone. */
+  /**
+   * A builder with the defaults above, the system clock and the system time zone.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -84,9 +88,13 @@ public final class Kairos {
      * Cluster mode: how long a claimed fire holds without renewal, judged by the store's clock
      * (default 30 s; renewed every third of it). A fire whose instance died is re-run on another
      * instance after at most this long.
+     *
+     * @param lease the lease
+     * @return this builder
      */
     public Builder clusterLease(Duration lease) {
-      if (lease == null || lease.compareTo(Duration.ofSeconds(1)) < 0) {
+      require(lease, "lease");
+      if (lease.compareTo(Duration.ofSeconds(1)) < 0) {
         throw new IllegalArgumentException("cluster lease must be at least 1 s: " + lease);
       }
       this.clusterLease = lease;
@@ -96,22 +104,36 @@ public final class Kairos {
     /**
      * Cluster mode: the longest interval between two reads of the change feed (default 250 ms);
      * stores that notify (PostgreSQL) deliver changes sooner.
+     *
+     * @param poll the longest interval
+     * @return this builder
      */
     public Builder clusterPoll(Duration poll) {
-      if (poll == null || poll.isNegative() || poll.isZero()) {
+      require(poll, "poll");
+      if (poll.isNegative() || poll.isZero()) {
         throw new IllegalArgumentException("cluster poll must be positive: " + poll);
       }
       this.clusterPoll = poll;
       return this;
     }
 
-    /** Where jobs are stored (required). The scheduler closes it when it closes. */
+    /**
+     * Where jobs are stored (required). The scheduler closes it when it closes.
+     *
+     * @param store the job store
+     * @return this builder
+     */
     public Builder store(JobStore store) {
       this.store = require(store, "store");
       return this;
     }
 
-    /** Number of worker threads (at least 1; default {@value Kairos#DEFAULT_WORKERS}). */
+    /**
+     * Number of worker threads (at least 1; default {@value Kairos#DEFAULT_WORKERS}).
+     *
+     * @param workers the number of worker threads
+     * @return this builder
+     */
     public Builder workers(int workers) {
       if (workers < 1) {
         throw new IllegalArgumentException("workers must be at least 1: " + workers);
@@ -120,40 +142,71 @@ public final class Kairos {
       return this;
     }
 
-    /** Registers the code that jobs naming {@code name} run. Names are unique. */
+    /**
+     * Registers the code that jobs naming {@code name} run. Names are unique.
+     *
+     * @param name the handler's name, which jobs refer to
+     * @param job the code to run
+     * @return this builder
+     */
     public Builder handler(String name, Job job) {
-      if (name == null || name.isBlank()) {
-        throw new IllegalArgumentException("handler name is null or blank: '" + name + "'");
+      require(name, "name");
+      if (name.isBlank() || name.length() > 200) {
+        throw new IllegalArgumentException(
+            "handler name must be 1 to 200 characters, not blank: '" + name + "'");
       }
-      require(job, "job of handler '" + name + "'");
+      require(job, "job");
       if (handlers.putIfAbsent(name, job) != null) {
         throw new IllegalArgumentException("handler '" + name + "' is registered twice");
       }
       return this;
     }
 
-    /** The time source (default {@link TimeSource#system()}; tests pass a {@link ManualClock}). */
+    /**
+     * The time source (default {@link TimeSource#system()}; tests pass a {@link ManualClock}).
+     *
+     * @param clock the time source
+     * @return this builder
+     */
     public Builder clock(TimeSource clock) {
       this.clock = require(clock, "clock");
       return this;
     }
 
-    /** Makes the worker threads (default: non-daemon threads named kairos-worker-N). */
+    /**
+     * Makes the worker threads (default: threads named kairos-worker-N). Workers are always made
+     * daemon threads: while the scheduler runs, a non-daemon keep-alive thread holds the JVM, and
+     * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting.
+     *
+     * @param threadFactory makes the worker threads
+     * @return this builder
+     */
     public Builder threadFactory(ThreadFactory threadFactory) {
       this.threadFactory = require(threadFactory, "threadFactory");
       return this;
     }
 
-    /** How far ahead the heap holds due jobs (positive; default 5 minutes). */
+    /**
+     * How far ahead the heap holds due jobs (positive; default 5 minutes).
+     *
+     * @param lookAhead the look-ahead horizon
+     * @return this builder
+     */
     public Builder lookAhead(Duration lookAhead) {
-      if (lookAhead == null || lookAhead.isNegative() || lookAhead.isZero()) {
+      require(lookAhead, "lookAhead");
+      if (lookAhead.isNegative() || lookAhead.isZero()) {
         throw new IllegalArgumentException("look-ahead must be positive: " + lookAhead);
       }
       this.lookAhead = lookAhead;
       return this;
     }
 
-    /** Most jobs read from the store per load (at least 2; default 10,000). */
+    /**
+     * Most jobs read from the store per load (at least 2; default 10,000).
+     *
+     * @param windowSize the most jobs per load
+     * @return this builder
+     */
     public Builder windowSize(int windowSize) {
       if (windowSize < 2) {
         throw new IllegalArgumentException("window size must be at least 2: " + windowSize);
@@ -164,9 +217,14 @@ public final class Kairos {
 
     /**
      * How long {@code close()} lets running jobs finish before interrupting them (default 30 s).
+     * {@code close()} returns at most 5 s after it, whether or not interrupted jobs stop.
+     *
+     * @param gracePeriod the grace period
+     * @return this builder
      */
     public Builder gracePeriod(Duration gracePeriod) {
-      if (gracePeriod == null || gracePeriod.isNegative()) {
+      require(gracePeriod, "gracePeriod");
+      if (gracePeriod.isNegative()) {
         throw new IllegalArgumentException("grace period must not be negative: " + gracePeriod);
       }
       this.gracePeriod = gracePeriod;
@@ -189,34 +247,50 @@ public final class Kairos {
       return this;
     }
 
-    /** Adds a listener for run events. */
+    /**
+     * Adds a listener for run events.
+     *
+     * @param listener the listener
+     * @return this builder
+     */
     public Builder listener(SchedulerListener listener) {
       listeners.add(require(listener, "listener"));
       return this;
     }
 
-    /** Zone of cron jobs that name none (default: the system zone), stored with each job. */
+    /**
+     * Zone of cron jobs that name none (default: the system zone), stored with each job.
+     *
+     * @param zone the zone of cron jobs that name none
+     * @return this builder
+     */
     public Builder defaultZone(ZoneId zone) {
       this.defaultZone = require(zone, "defaultZone");
       return this;
     }
 
-    /** This instance's id, recorded with each run (default: a random id). */
+    /**
+     * This instance's id, recorded with each run (default: a random id).
+     *
+     * @param instanceId this instance's id
+     * @return this builder
+     */
     public Builder instanceId(String instanceId) {
-      if (instanceId == null || instanceId.isBlank()) {
-        throw new IllegalArgumentException("instance id is null or blank: '" + instanceId + "'");
+      require(instanceId, "instanceId");
+      if (instanceId.isBlank() || instanceId.length() > 200) {
+        throw new IllegalArgumentException(
+            "instance id must be 1 to 200 characters, not blank: '" + instanceId + "'");
       }
       this.instanceId = instanceId;
       return this;
     }
 
-    /** Builds the scheduler; call {@link Scheduler#start()} to begin firing. */
+    /**
+     * Builds the scheduler; call {@link Scheduler#start()} to begin firing.
+     *
+     * @return the scheduler, not started
+     */
     public Scheduler build() {
-      return buildEngine();
-    }
-
-    /** Builds the engine's own type, for tests that drive it step by step. */
-    public KairosScheduler buildEngine() {
       if (store == null) {
         throw new IllegalStateException("no store: call store(new InMemoryStore()) or a JdbcStore");
       }
@@ -264,14 +338,14 @@ public final class Kairos {
       AtomicInteger n = new AtomicInteger();
       return r -> {
         Thread t = new Thread(r, "kairos-worker-" + n.incrementAndGet());
-        t.setDaemon(false);
+        t.setDaemon(true);
         return t;
       };
     }
 
     private static <T> T require(T value, String what) {
       if (value == null) {
-        throw new IllegalArgumentException(what + " is null");
+        throw new NullPointerException(what + " must not be null");
       }
       return value;
     }

@@ -904,7 +904,9 @@ public final class JdbcStore implements ClusterStore {
      * survive power loss, or use PostgreSQL, where that matters.
      */
     static String h2Url(Path file) {
-      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0;RETENTION_TIME=0";
+      return "jdbc:h2:async:"
+          + file
+          + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0;RETENTION_TIME=0;DB_CLOSE_ON_EXIT=FALSE";
     }
 
     private void requireNoSource(String attempted) {

@@ -7,6 +7,7 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobState;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.JobRecord;
 import java.nio.file.Path;
@@ -73,11 +74,11 @@ class H2CrashTest {
     }
     List<JobContext> runs = Collections.synchronizedList(new ArrayList<>());
     KairosScheduler scheduler =
-        Kairos.builder()
-            .store(JdbcStore.h2(dir))
-            .clock(new ManualClock(fire))
-            .handler("slow", runs::add)
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(JdbcStore.h2(dir))
+                .clock(new ManualClock(fire))
+                .handler("slow", runs::add));
     try {
       assertThat(scheduler.job(SlowJobChild.KEY).orElseThrow().state()).isEqualTo(JobState.RUNNING);
 

@@ -7,6 +7,7 @@ import dev.kairos.JobContext;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -258,14 +259,14 @@ class PostgresClusterTest {
     ConcurrentLinkedQueue<Run> runs = new ConcurrentLinkedQueue<>();
     for (String id : List.of("a", "b", "c")) {
       KairosScheduler s =
-          Kairos.builder()
-              .store(store())
-              .instanceId(id)
-              .workers(2)
-              .clusterLease(LEASE)
-              .handler("record", ctx -> runs.add(new Run(id, ctx)))
-              .handler("slow", ctx -> {})
-              .buildEngine();
+          Engines.build(
+              Kairos.builder()
+                  .store(store())
+                  .instanceId(id)
+                  .workers(2)
+                  .clusterLease(LEASE)
+                  .handler("record", ctx -> runs.add(new Run(id, ctx)))
+                  .handler("slow", ctx -> {}));
       schedulers.add(s);
       s.start();
     }
@@ -391,11 +392,11 @@ class PostgresClusterTest {
   /** Schedules the test's jobs, starting at t0, through a scheduler of the test's own. */
   private void scheduleJobs(Instant t0, boolean slowJobs) {
     KairosScheduler scheduler =
-        Kairos.builder()
-            .store(store())
-            .handler("record", ctx -> {})
-            .handler("slow", ctx -> {})
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(store())
+                .handler("record", ctx -> {})
+                .handler("slow", ctx -> {}));
     try {
       for (int i = 0; i < RATE_JOBS; i++) {
         scheduler.schedule(

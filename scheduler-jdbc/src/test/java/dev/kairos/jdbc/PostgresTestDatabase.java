@@ -16,10 +16,19 @@ import org.junit.jupiter.api.Assumptions;
  * {@code @BeforeAll}, dropped by {@link #close()} in {@code @AfterAll}. If the server is
  * unreachable, {@link #assumeReachable()} (called before each test) skips the test with a message
  * saying so; if the environment variable {@code CI} is set, {@link #create()} fails instead.
+ *
+ * <p>Another server: set {@code KAIROS_TEST_PG_URL} (a JDBC URL), {@code KAIROS_TEST_PG_USER} and
+ * {@code KAIROS_TEST_PG_PASSWORD}.
  */
 final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
-  static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
-  static final String USER = "postgres";
+  static final String SERVER = env("KAIROS_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+  static final String USER = env("KAIROS_TEST_PG_USER", "postgres");
+  static final String PASSWORD = env("KAIROS_TEST_PG_PASSWORD", null);
+
+  private static String env(String name, String otherwise) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? otherwise : v;
+  }
 
   private final String schema;
 
@@ -40,7 +49,12 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
       return new PostgresTestDatabase(schema, null);
     } catch (SQLException e) {
       String why =
-          "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
+          "PostgreSQL at "
+              + SERVER
+              + " (user "
+              + USER
+              + ", override with KAIROS_TEST_PG_URL/_USER/_PASSWORD) is unreachable: "
+              + e;
       if (System.getenv("CI") != null) {
         throw new AssertionError(why + " (CI is set, so this fails instead of skipping)", e);
       }
@@ -55,7 +69,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
 
   /** The JDBC URL of this schema. */
   String url() {
-    return SERVER + "?currentSchema=" + schema;
+    return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + schema;
   }
 
   String schema() {
@@ -64,7 +78,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
 
   @Override
   public JdbcStore.Builder builder() {
-    return JdbcStore.builder().url(url()).user(USER).poolSize(2);
+    return JdbcStore.builder().url(url()).user(USER).password(PASSWORD).poolSize(2);
   }
 
   /** A pool of the test's own whose connections carry this application name. */
@@ -72,6 +86,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url());
     c.setUsername(USER);
+    c.setPassword(PASSWORD);
     c.setMaximumPoolSize(size);
     c.setPoolName(applicationName);
     c.addDataSourceProperty("ApplicationName", applicationName);
@@ -89,6 +104,9 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   private static Properties properties(String applicationName) {
     Properties p = new Properties();
     p.setProperty("user", USER);
+    if (PASSWORD != null) {
+      p.setProperty("password", PASSWORD);
+    }
     p.setProperty("ApplicationName", applicationName);
     p.setProperty("connectTimeout", "3");
     return p;

@@ -10,6 +10,7 @@ import dev.kairos.JobState;
 import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -85,7 +86,7 @@ abstract class RestartContract {
             .workers(2)
             .gracePeriod(Duration.ofSeconds(5));
     handlers.forEach(h -> b.handler(h, recorder()));
-    KairosScheduler s = b.buildEngine();
+    KairosScheduler s = Engines.build(b);
     schedulers.add(s);
     return s;
   }

@@ -3,6 +3,7 @@ package dev.kairos.jdbc;
 import dev.kairos.JobSpec;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,11 +25,8 @@ final class ScheduleJobsChild {
     JdbcStore store =
         args.length > 2 ? JdbcStore.builder().url(args[2]).build() : JdbcStore.h2(dir);
     KairosScheduler scheduler =
-        Kairos.builder()
-            .store(store)
-            .clock(new ManualClock(NOW))
-            .handler("noop", ctx -> {})
-            .buildEngine();
+        Engines.build(
+            Kairos.builder().store(store).clock(new ManualClock(NOW)).handler("noop", ctx -> {}));
     scheduler.open();
     for (int i = 0; i < n; i++) {
       scheduler.schedule(

@@ -8,6 +8,7 @@ import dev.kairos.JobSpec;
 import dev.kairos.StoreException;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
@@ -61,12 +62,12 @@ class StartupRetryTest {
     List<Instant> runs = new CopyOnWriteArrayList<>();
     ManualClock clock = new ManualClock(T0);
     KairosScheduler s =
-        Kairos.builder()
-            .store(JdbcStore.of(failingFirst(3, attempts)))
-            .clock(clock)
-            .startupTimeout(Duration.ofSeconds(30))
-            .handler("h", ctx -> runs.add(ctx.scheduledFireTime()))
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(JdbcStore.of(failingFirst(3, attempts)))
+                .clock(clock)
+                .startupTimeout(Duration.ofSeconds(30))
+                .handler("h", ctx -> runs.add(ctx.scheduledFireTime())));
     try {
       s.start();
 
@@ -84,11 +85,11 @@ class StartupRetryTest {
   void start_databaseNeverAnswers_failsAfterStartupTimeout_namingStoreAndCause() {
     AtomicInteger attempts = new AtomicInteger();
     KairosScheduler s =
-        Kairos.builder()
-            .store(JdbcStore.of(failingFirst(Integer.MAX_VALUE, attempts)))
-            .startupTimeout(Duration.ofMillis(700))
-            .handler("h", ctx -> {})
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(JdbcStore.of(failingFirst(Integer.MAX_VALUE, attempts)))
+                .startupTimeout(Duration.ofMillis(700))
+                .handler("h", ctx -> {}));
     long start = System.nanoTime();
     try {
       assertThatThrownBy(s::start)
@@ -110,15 +111,15 @@ class StartupRetryTest {
   @Test
   void start_unreachablePort_failsAfterStartupTimeout() {
     KairosScheduler s =
-        Kairos.builder()
-            .store(
-                JdbcStore.builder()
-                    .url("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2")
-                    .user("postgres")
-                    .build())
-            .startupTimeout(Duration.ofMillis(500))
-            .handler("h", ctx -> {})
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(
+                    JdbcStore.builder()
+                        .url("jdbc:postgresql://127.0.0.1:1/test?connectTimeout=2")
+                        .user("postgres")
+                        .build())
+                .startupTimeout(Duration.ofMillis(500))
+                .handler("h", ctx -> {}));
     try {
       assertThatThrownBy(s::start)
           .isInstanceOf(StoreException.class)

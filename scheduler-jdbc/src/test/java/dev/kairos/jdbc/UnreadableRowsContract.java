@@ -9,6 +9,7 @@ import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import java.time.Duration;
 import java.time.Instant;
@@ -44,13 +45,13 @@ abstract class UnreadableRowsContract {
 
   KairosScheduler instance(ManualClock clock) {
     KairosScheduler s =
-        Kairos.builder()
-            .store(database().builder().tablePrefix(prefix).build())
-            .clock(clock)
-            .lookAhead(Duration.ofDays(1))
-            .defaultZone(ZoneOffset.UTC)
-            .handler("h", ctx -> runs.add(ctx.key() + "@" + ctx.scheduledFireTime()))
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(database().builder().tablePrefix(prefix).build())
+                .clock(clock)
+                .lookAhead(Duration.ofDays(1))
+                .defaultZone(ZoneOffset.UTC)
+                .handler("h", ctx -> runs.add(ctx.key() + "@" + ctx.scheduledFireTime())));
     schedulers.add(s);
     return s;
   }

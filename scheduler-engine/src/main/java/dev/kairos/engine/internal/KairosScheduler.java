@@ -3,7 +3,6 @@ package dev.kairos.engine.internal;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
-import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
 import dev.kairos.StoreException;
@@ -21,6 +20,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
@@ -39,11 +39,26 @@ import org.slf4j.LoggerFactory;
  * <p>Changes (schedule, pause, resume, trigger, unschedule) and window loads are serialized by one
  * {@link #changes} lock, so a load can never re-insert a job a change just removed. The fire path
  * does not take that lock.
+ *
+ * <p>Shutdown: workers are daemon threads, and while the scheduler runs a non-daemon keep-alive
+ * thread holds the JVM; {@link #close()} ends it. So a handler that never returns, even when
+ * interrupted, cannot keep the JVM from exiting after {@code close()}, which returns within the
+ * grace period plus {@link #INTERRUPT_WAIT} (plus the time the store takes to close).
  */
 public final class KairosScheduler implements Scheduler {
   private static final Logger log = LoggerFactory.getLogger(KairosScheduler.class);
   private static final Duration FIRST_STARTUP_BACKOFF = Duration.ofMillis(100);
   private static final Duration MAX_STARTUP_BACKOFF = Duration.ofSeconds(5);
+
+  /**
+   * How long {@link #close()} waits, after the grace period, for interrupted workers (and the
+   * cluster sync thread) to stop before it reports them and returns: 5 seconds.
+   */
+  public static final java.time.Duration INTERRUPT_WAIT = java.time.Duration.ofSeconds(5);
+
+  /** Holds the JVM while the scheduler runs (its workers are daemon threads); close() ends it. */
+  private final java.util.concurrent.CountDownLatch keepAlive =
+      new java.util.concurrent.CountDownLatch(1);
 
   private final EngineConfig config;
   private final Dispatcher dispatcher;
@@ -86,8 +101,12 @@ public final class KairosScheduler implements Scheduler {
   public synchronized void start() {
     open();
     if (state.compareAndSet(OPEN, STARTED)) {
+      Thread holder = new Thread(this::holdJvm, "kairos-keepalive-" + config.instanceId());
+      holder.setDaemon(false);
+      holder.start();
       for (int i = 0; i < config.workers(); i++) {
         Thread t = config.threadFactory().newThread(this::work);
+        t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not
         workers.add(t);
         t.start();
       }
@@ -184,6 +203,17 @@ public final class KairosScheduler implements Scheduler {
             backoff.multipliedBy(2).compareTo(MAX_STARTUP_BACKOFF) > 0
                 ? MAX_STARTUP_BACKOFF
                 : backoff.multipliedBy(2);
+      }
+    }
+  }
+
+  private void holdJvm() {
+    for (; ; ) {
+      try {
+        keepAlive.await();
+        return;
+      } catch (InterruptedException e) {
+        // only close() ends the keep-alive
       }
     }
   }
@@ -288,6 +318,7 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public JobInfo schedule(JobSpec spec) {
+    Objects.requireNonNull(spec, "spec must not be null");
     JobSpec valid = validator.validate(spec);
     checkNotClosed();
     changes.lock();
@@ -313,11 +344,14 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public Optional<JobInfo> job(String key) {
+    requireKey(key);
+    checkNotClosed();
     return config.store().find(key).map(JobRecord::toInfo);
   }
 
   @Override
   public List<JobInfo> jobs() {
+    checkNotClosed();
     return config.store().findAll().stream().map(JobRecord::toInfo).toList();
   }
 
@@ -362,6 +396,8 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public boolean triggerNow(String key) {
+    requireKey(key);
+    checkNotClosed();
     changes.lock();
     try {
       if (dispatcher.triggerIfRunning(key)) {
@@ -384,6 +420,7 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public boolean unschedule(String key) {
+    requireKey(key);
     checkNotClosed();
     changes.lock();
     try {
@@ -401,6 +438,7 @@ public final class KairosScheduler implements Scheduler {
 
   /** Applies a change of schedule state with compare-and-set, retrying if a write-back raced. */
   private boolean change(String key, UnaryOperator<JobRecord> how) {
+    requireKey(key);
     checkNotClosed();
     changes.lock();
     try {
@@ -429,6 +467,8 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public List<RunRecord> history(String key, int limit) {
+    requireKey(key);
+    checkNotClosed();
     if (limit < 0) {
       throw new IllegalArgumentException("history limit must not be negative: " + limit);
     }
@@ -471,8 +511,12 @@ public final class KairosScheduler implements Scheduler {
 
   private void checkNotClosed() {
     if (state.get() == CLOSED || closing) {
-      throw new KairosException("scheduler is closed");
+      throw new IllegalStateException("scheduler " + config.instanceId() + " is closed");
     }
+  }
+
+  private static void requireKey(String key) {
+    Objects.requireNonNull(key, "key must not be null");
   }
 
   // ---- close ---------------------------------------------------------------------------------
@@ -486,22 +530,28 @@ public final class KairosScheduler implements Scheduler {
     dispatcher.shutdown();
     config.time().removeListener(wake);
     long graceNanos = config.gracePeriod().toNanos();
-    long deadline = System.nanoTime() + graceNanos;
-    joinUntil(deadline);
-    List<String> stillRunning = dispatcher.runningKeys();
+    joinUntil(System.nanoTime() + graceNanos);
+    long interruptDeadline = System.nanoTime() + INTERRUPT_WAIT.toNanos();
     if (workers.stream().anyMatch(Thread::isAlive)) {
       log.warn(
           "grace period {} over; interrupting running job(s) {}",
           config.gracePeriod(),
-          stillRunning);
+          dispatcher.runningKeys());
       workers.forEach(Thread::interrupt);
-      joinUntil(System.nanoTime() + graceNanos + TimeUnit.SECONDS.toNanos(5));
+      joinUntil(interruptDeadline);
     }
-    stopClusterSync();
+    stopClusterSync(interruptDeadline);
     List<String> stuck = workers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
     if (!stuck.isEmpty()) {
-      log.error("worker thread(s) {} ignored interruption and are still running", stuck);
+      log.error(
+          "job(s) {} still running {} after the grace period and interruption: worker thread(s)"
+              + " {} ignored interruption. close() returns anyway; they are daemon threads and do"
+              + " not keep the JVM alive, but their run's outcome will not be recorded",
+          dispatcher.runningKeys(),
+          INTERRUPT_WAIT,
+          stuck);
     }
+    keepAlive.countDown();
     try {
       config.store().close();
     } catch (Exception ex) {
@@ -510,7 +560,7 @@ public final class KairosScheduler implements Scheduler {
     log.info("Kairos instance {} closed", config.instanceId());
   }
 
-  private void stopClusterSync() {
+  private void stopClusterSync(long deadlineNanos) {
     if (clusterSync == null) {
       return;
     }
@@ -518,7 +568,8 @@ public final class KairosScheduler implements Scheduler {
     if (clusterThread != null) {
       clusterThread.interrupt();
       try {
-        clusterThread.join(TimeUnit.SECONDS.toMillis(10));
+        TimeUnit.NANOSECONDS.timedJoin(
+            clusterThread, Math.max(1, deadlineNanos - System.nanoTime()));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

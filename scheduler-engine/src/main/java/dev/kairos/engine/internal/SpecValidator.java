@@ -3,8 +3,11 @@ package dev.kairos.engine.internal;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
 import dev.kairos.Schedule;
 import dev.kairos.spi.JobRules;
+import java.time.Duration;
 import java.time.ZoneId;
 import java.util.Set;
 
@@ -14,6 +17,21 @@ import java.util.Set;
  * scheduler fills in (the cron zone). Every message names the job key and the offending value.
  */
 public final class SpecValidator {
+  /** Longest job key and handler name: the stores' column width. */
+  public static final int MAX_KEY_LENGTH = 200;
+
+  /** Longest cron expression: the stores' column width. */
+  public static final int MAX_CRON_LENGTH = 400;
+
+  /** Longest time-zone id: the stores' column width. */
+  public static final int MAX_ZONE_LENGTH = 100;
+
+  /** Shortest fixed-rate period or fixed delay: 1 ms. */
+  public static final Duration MIN_PERIOD = Duration.ofMillis(1);
+
+  /** How much of an over-long value an error message quotes. */
+  private static final int QUOTED = 40;
+
   private final Set<String> handlers;
   private final ZoneId defaultZone;
 
@@ -31,18 +49,82 @@ public final class SpecValidator {
    * key and the problem.
    */
   public JobSpec validate(JobSpec spec) {
-    JobRules.checkSpec(spec);
+    if (spec == null) {
+      throw new NullPointerException("spec must not be null");
+    }
     String key = spec.key();
+    if (key == null || key.isBlank()) {
+      throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
+    }
+    if (key.length() > MAX_KEY_LENGTH) {
+      throw new IllegalArgumentException(
+          "job key is "
+              + key.length()
+              + " characters long, more than "
+              + MAX_KEY_LENGTH
+              + ": '"
+              + abbreviate(key)
+              + "'");
+    }
+    JobRules.checkSpec(spec); // the rules every stored row is read by, too
     String handler = spec.handler();
+    if (handler == null || handler.isBlank()) {
+      throw bad(key, "handler name is null or blank: '" + handler + "'");
+    }
     if (!handlers.contains(handler)) {
       throw bad(key, "handler '" + handler + "' is not registered (registered: " + handlers + ")");
     }
-    return spec.schedule() instanceof Schedule.Cron c ? spec.schedule(checkCron(key, c)) : spec;
+    if (spec.schedule() == null) {
+      throw bad(key, "no schedule: call fixedRate, fixedDelay, at, after or cron");
+    }
+    if (spec.conflictingSchedule().isPresent()) {
+      throw bad(
+          key,
+          "two schedules set, "
+              + spec.conflictingSchedule().get()
+              + " and then "
+              + spec.schedule()
+              + "; a job has one schedule (schedule(Schedule) replaces it on purpose)");
+    }
+    return spec.schedule(checkSchedule(key, spec.schedule()));
+  }
+
+  private Schedule checkSchedule(String key, Schedule schedule) {
+    if (schedule instanceof Schedule.FixedRate r) {
+      atLeastMinPeriod(key, "fixed-rate period", r.period());
+    } else if (schedule instanceof Schedule.FixedDelay d) {
+      atLeastMinPeriod(key, "fixed delay", d.delay());
+    } else if (schedule instanceof Schedule.Once o) {
+      if (o.at() == null && o.delay() == null) {
+        throw bad(key, "one-shot time is null");
+      }
+      if (o.delay() != null) {
+        nonNegative(key, "one-shot delay", o.delay());
+      }
+    } else if (schedule instanceof Schedule.Cron c) {
+      return checkCron(key, c);
+    }
+    return schedule;
   }
 
   private Schedule.Cron checkCron(String key, Schedule.Cron c) {
     if (c.expression() == null || c.expression().isBlank()) {
       throw bad(key, "cron expression is null or blank");
+    }
+    if (c.expression().length() > MAX_CRON_LENGTH) {
+      throw bad(
+          key,
+          "cron expression is "
+              + c.expression().length()
+              + " characters long, more than "
+              + MAX_CRON_LENGTH
+              + ": '"
+              + abbreviate(c.expression())
+              + "'");
+    }
+    noNul(key, "cron expression", c.expression());
+    if (c.zone() != null && c.zone().getId().length() > MAX_ZONE_LENGTH) {
+      throw bad(key, "time-zone id longer than " + MAX_ZONE_LENGTH + ": " + c.zone().getId());
     }
     Schedule.Cron resolved =
         new Schedule.Cron(
@@ -52,6 +134,65 @@ public final class SpecValidator {
             c.dst() == null ? DstPolicy.defaults() : c.dst());
     CronTimetable.validate(key, resolved);
     return resolved;
+  }
+
+  private static void checkMisfire(String key, Misfire m) {
+    if (m == null) {
+      throw bad(key, "misfire policy is null");
+    }
+    if (m.threshold() == null || m.threshold().isNegative()) {
+      throw bad(key, "misfire threshold must not be negative: " + m.threshold());
+    }
+    if (m instanceof Misfire.CatchUp c && c.max() < 1) {
+      throw bad(key, "catchUp(max) needs max >= 1: " + c.max());
+    }
+  }
+
+  private static void checkRetry(String key, Retry r) {
+    if (r == null) {
+      throw bad(key, "retry policy is null");
+    }
+    if (r.maxAttempts() < 1) {
+      throw bad(key, "retry max attempts must be at least 1: " + r.maxAttempts());
+    }
+    if (r.initialDelay() == null || r.initialDelay().isNegative()) {
+      throw bad(key, "retry initial delay must not be negative: " + r.initialDelay());
+    }
+  }
+
+  private static void atLeastMinPeriod(String key, String what, Duration d) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw bad(key, what + " must be positive: " + d);
+    }
+    if (d.compareTo(MIN_PERIOD) < 0) {
+      throw bad(key, what + " must be at least 1 ms: " + d);
+    }
+  }
+
+  private static void noNul(String key, String what, String value) {
+    int at = value.indexOf('\0');
+    if (at >= 0) {
+      throw bad(
+          key,
+          what
+              + " contains the NUL character (\\u0000) at index "
+              + at
+              + ", which PostgreSQL cannot store");
+    }
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= QUOTED ? s : printable(s.substring(0, QUOTED)) + "...";
+  }
+
+  private static String printable(String s) {
+    return s.replace("\0", "\\u0000");
+  }
+
+  private static void nonNegative(String key, String what, Duration d) {
+    if (d == null || d.isNegative()) {
+      throw bad(key, what + " must not be negative: " + d);
+    }
   }
 
   static IllegalArgumentException bad(String key, String problem) {

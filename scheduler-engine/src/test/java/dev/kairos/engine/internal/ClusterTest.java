@@ -36,24 +36,24 @@ class ClusterTest {
 
   private KairosScheduler instance(String id, dev.kairos.Job extra) {
     KairosScheduler s =
-        Kairos.builder()
-            .store(store)
-            .instanceId(id)
-            .workers(4)
-            .clusterLease(Duration.ofSeconds(1))
-            .clusterPoll(Duration.ofMillis(50))
-            .handler(
-                "h",
-                ctx -> {
-                  String fire = ctx.key() + "@" + ctx.scheduledFireTime() + "#" + ctx.attempt();
-                  String prev = ranOn.putIfAbsent(fire, id);
-                  if (prev != null && !ctx.recovery()) {
-                    duplicates.incrementAndGet();
-                  }
-                  runs.add(ctx);
-                  extra.run(ctx);
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(store)
+                .instanceId(id)
+                .workers(4)
+                .clusterLease(Duration.ofSeconds(1))
+                .clusterPoll(Duration.ofMillis(50))
+                .handler(
+                    "h",
+                    ctx -> {
+                      String fire = ctx.key() + "@" + ctx.scheduledFireTime() + "#" + ctx.attempt();
+                      String prev = ranOn.putIfAbsent(fire, id);
+                      if (prev != null && !ctx.recovery()) {
+                        duplicates.incrementAndGet();
+                      }
+                      runs.add(ctx);
+                      extra.run(ctx);
+                    }));
     instances.add(s);
     return s;
   }
@@ -230,18 +230,18 @@ class ClusterTest {
                   }
                 });
     KairosScheduler s =
-        Kairos.builder()
-            .store(counting)
-            .instanceId(id)
-            .clusterLease(Duration.ofSeconds(1))
-            .clusterPoll(Duration.ofMillis(50))
-            .handler(
-                "h",
-                ctx -> {
-                  ranOn.putIfAbsent(ctx.key() + "@" + ctx.scheduledFireTime() + "#1", id);
-                  runs.add(ctx);
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(counting)
+                .instanceId(id)
+                .clusterLease(Duration.ofSeconds(1))
+                .clusterPoll(Duration.ofMillis(50))
+                .handler(
+                    "h",
+                    ctx -> {
+                      ranOn.putIfAbsent(ctx.key() + "@" + ctx.scheduledFireTime() + "#1", id);
+                      runs.add(ctx);
+                    }));
     instances.add(s);
     return s;
   }

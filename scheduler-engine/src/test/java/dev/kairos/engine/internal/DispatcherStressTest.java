@@ -33,19 +33,19 @@ class DispatcherStressTest {
     LongAdder early = new LongAdder();
     CountDownLatch all = new CountDownLatch(jobs);
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore(0, true))
-            .workers(8)
-            .handler(
-                "h",
-                ctx -> {
-                  if (ctx.actualStart().isBefore(ctx.scheduledFireTime())) {
-                    early.increment();
-                  }
-                  runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet();
-                  all.countDown();
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore(0, true))
+                .workers(8)
+                .handler(
+                    "h",
+                    ctx -> {
+                      if (ctx.actualStart().isBefore(ctx.scheduledFireTime())) {
+                        early.increment();
+                      }
+                      runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet();
+                      all.countDown();
+                    }));
     try {
       s.start();
       Random random = new Random(7);
@@ -74,22 +74,23 @@ class DispatcherStressTest {
     AtomicInteger completed = new AtomicInteger();
     Map<Integer, CountDownLatch> released = new ConcurrentHashMap<>();
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore(0, false))
-            .workers(4)
-            .handler(
-                "blocker",
-                ctx -> {
-                  int round = Integer.parseInt(ctx.data().orElseThrow());
-                  if (!released.get(round).await(10, TimeUnit.SECONDS)) {
-                    throw new AssertionError("round " + round + ": the releasing job never ran");
-                  }
-                  completed.incrementAndGet();
-                })
-            .handler(
-                "releaser",
-                ctx -> released.get(Integer.parseInt(ctx.data().orElseThrow())).countDown())
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore(0, false))
+                .workers(4)
+                .handler(
+                    "blocker",
+                    ctx -> {
+                      int round = Integer.parseInt(ctx.data().orElseThrow());
+                      if (!released.get(round).await(10, TimeUnit.SECONDS)) {
+                        throw new AssertionError(
+                            "round " + round + ": the releasing job never ran");
+                      }
+                      completed.incrementAndGet();
+                    })
+                .handler(
+                    "releaser",
+                    ctx -> released.get(Integer.parseInt(ctx.data().orElseThrow())).countDown()));
     try {
       s.start();
       for (int round = 0; round < rounds; round++) {
@@ -123,37 +124,38 @@ class DispatcherStressTest {
   @Test
   void overrunningFixedRateJobs_neverOverlapThemselves() throws Exception {
     int jobs = 16;
-    int runsPerJob = 300;
+    int runsPerJob = 40;
     Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     AtomicInteger overlaps = new AtomicInteger();
     CountDownLatch done = new CountDownLatch(jobs * runsPerJob);
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore())
-            .workers(8)
-            .handler(
-                "h",
-                ctx -> {
-                  AtomicInteger n = inFlight.computeIfAbsent(ctx.key(), k -> new AtomicInteger());
-                  if (n.incrementAndGet() > 1) {
-                    overlaps.incrementAndGet();
-                  }
-                  Thread.onSpinWait();
-                  long spin = System.nanoTime() + 200_000; // 0.2 ms of work on a 0.1 ms period
-                  while (System.nanoTime() < spin) {
-                    Thread.onSpinWait();
-                  }
-                  n.decrementAndGet();
-                  done.countDown();
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .workers(8)
+                .handler(
+                    "h",
+                    ctx -> {
+                      AtomicInteger n =
+                          inFlight.computeIfAbsent(ctx.key(), k -> new AtomicInteger());
+                      if (n.incrementAndGet() > 1) {
+                        overlaps.incrementAndGet();
+                      }
+                      Thread.onSpinWait();
+                      long spin = System.nanoTime() + 1_500_000; // 1.5 ms of work on a 1 ms period
+                      while (System.nanoTime() < spin) {
+                        Thread.onSpinWait();
+                      }
+                      n.decrementAndGet();
+                      done.countDown();
+                    }));
     try {
       s.start();
       for (int i = 0; i < jobs; i++) {
         s.schedule(
             JobSpec.named("r" + i)
                 .handler("h")
-                .fixedRate(Duration.ofNanos(100_000))
+                .fixedRate(Duration.ofMillis(1)) // the shortest period
                 .misfire(dev.kairos.Misfire.catchUp()));
       }
       assertThat(done.await(60, TimeUnit.SECONDS)).isTrue();

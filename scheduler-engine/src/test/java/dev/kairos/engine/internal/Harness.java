@@ -35,16 +35,16 @@ public final class Harness {
   public Harness(JobStore store, Kairos.Builder builder, Job body) {
     this.store = store;
     scheduler =
-        builder
-            .store(store)
-            .clock(clock)
-            .handler(
-                "h",
-                ctx -> {
-                  runs.add(ctx);
-                  body.run(ctx);
-                })
-            .buildEngine();
+        Engines.build(
+            builder
+                .store(store)
+                .clock(clock)
+                .handler(
+                    "h",
+                    ctx -> {
+                      runs.add(ctx);
+                      body.run(ctx);
+                    }));
     scheduler.open();
   }
 

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
-import dev.kairos.KairosException;
 import dev.kairos.RunOutcome;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
@@ -36,23 +35,23 @@ class LifecycleTest {
     AtomicBoolean interrupted = new AtomicBoolean();
     InMemoryStore store = new InMemoryStore();
     KairosScheduler s =
-        Kairos.builder()
-            .store(store)
-            .workers(3)
-            .threadFactory(factory)
-            .gracePeriod(Duration.ofMillis(200))
-            .handler(
-                "h",
-                ctx -> {
-                  started.countDown();
-                  try {
-                    new CountDownLatch(1).await(); // blocks until interrupted
-                  } catch (InterruptedException e) {
-                    interrupted.set(true);
-                    throw e;
-                  }
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(store)
+                .workers(3)
+                .threadFactory(factory)
+                .gracePeriod(Duration.ofMillis(200))
+                .handler(
+                    "h",
+                    ctx -> {
+                      started.countDown();
+                      try {
+                        new CountDownLatch(1).await(); // blocks until interrupted
+                      } catch (InterruptedException e) {
+                        interrupted.set(true);
+                        throw e;
+                      }
+                    }));
     s.start();
     s.schedule(JobSpec.named("long").handler("h").fixedRate(Duration.ofHours(1)));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -74,18 +73,18 @@ class LifecycleTest {
     CountDownLatch release = new CountDownLatch(1);
     AtomicInteger finished = new AtomicInteger();
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore())
-            .threadFactory(factory)
-            .gracePeriod(Duration.ofSeconds(30))
-            .handler(
-                "h",
-                ctx -> {
-                  started.countDown();
-                  release.await();
-                  finished.incrementAndGet();
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .threadFactory(factory)
+                .gracePeriod(Duration.ofSeconds(30))
+                .handler(
+                    "h",
+                    ctx -> {
+                      started.countDown();
+                      release.await();
+                      finished.incrementAndGet();
+                    }));
     s.start();
     s.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofHours(1)));
     assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -103,11 +102,11 @@ class LifecycleTest {
   @Test
   void close_isIdempotent_andRejectsLaterChanges() {
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore())
-            .threadFactory(factory)
-            .handler("h", ctx -> {})
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .threadFactory(factory)
+                .handler("h", ctx -> {}));
     s.start();
     s.close();
     s.close();
@@ -115,7 +114,7 @@ class LifecycleTest {
     assertThat(threads).noneMatch(Thread::isAlive);
     assertThatThrownBy(
             () -> s.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofSeconds(1))))
-        .isInstanceOf(KairosException.class)
+        .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("closed");
   }
 
@@ -124,13 +123,13 @@ class LifecycleTest {
     ManualClock clock = new ManualClock(Harness.T0);
     AtomicInteger runs = new AtomicInteger();
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore())
-            .clock(clock)
-            .workers(4)
-            .threadFactory(factory)
-            .handler("h", ctx -> runs.incrementAndGet())
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .clock(clock)
+                .workers(4)
+                .threadFactory(factory)
+                .handler("h", ctx -> runs.incrementAndGet()));
     try {
       s.start();
       s.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofMinutes(1)));
@@ -155,18 +154,18 @@ class LifecycleTest {
     AtomicInteger runs = new AtomicInteger();
     ManualClock clock = new ManualClock(Harness.T0);
     KairosScheduler s =
-        Kairos.builder()
-            .store(new InMemoryStore())
-            .clock(clock)
-            .threadFactory(factory)
-            .handler(
-                "h",
-                ctx -> {
-                  runs.incrementAndGet();
-                  started.countDown();
-                  release.await();
-                })
-            .buildEngine();
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .clock(clock)
+                .threadFactory(factory)
+                .handler(
+                    "h",
+                    ctx -> {
+                      runs.incrementAndGet();
+                      started.countDown();
+                      release.await();
+                    }));
     try {
       s.start();
       s.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofSeconds(1)));
@@ -176,11 +175,11 @@ class LifecycleTest {
       release.countDown();
       await().atMost(Duration.ofSeconds(10)).until(() -> s.queued() == 0 && idle(s));
       clock.advance(Duration.ofSeconds(10));
+      assertThat(s.job("j")).isEmpty();
     } finally {
       s.close();
     }
     assertThat(runs.get()).isEqualTo(1);
-    assertThat(s.job("j")).isEmpty();
   }
 
   private static boolean idle(KairosScheduler s) {

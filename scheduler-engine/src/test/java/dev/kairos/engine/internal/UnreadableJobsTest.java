@@ -31,11 +31,8 @@ class UnreadableJobsTest {
     List<String> runs = new ArrayList<>();
     ManualClock clock = new ManualClock(T0);
     KairosScheduler s =
-        Kairos.builder()
-            .store(store)
-            .clock(clock)
-            .handler("h", ctx -> runs.add(ctx.key()))
-            .buildEngine();
+        Engines.build(
+            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
     JobSpec good = JobSpec.named("good").handler("h").fixedRate(MINUTE);
     JobSpec zero = good.schedule(new Schedule.FixedRate(Duration.ZERO));
     Instant yearOne = Instant.parse("0001-01-01T00:00:00Z");
@@ -69,11 +66,8 @@ class UnreadableJobsTest {
     List<String> runs = new ArrayList<>();
     ManualClock clock = new ManualClock(T0);
     KairosScheduler s =
-        Kairos.builder()
-            .store(store)
-            .clock(clock)
-            .handler("h", ctx -> runs.add(ctx.key()))
-            .buildEngine();
+        Engines.build(
+            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
     try {
       s.open();
       s.schedule(

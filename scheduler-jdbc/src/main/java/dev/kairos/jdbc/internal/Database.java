@@ -60,6 +60,7 @@ public final class Database {
       } else {
         Migrations.check(j, d, prefix);
       }
+      Migrations.checkWritable(j, prefix, source.toString());
       j.useHandle(d::warnIfCommitsLag);
       dialect = d;
       jdbi = j;

@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.Jdbi;
+import org.jdbi.v3.core.JdbiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +53,43 @@ public final class Migrations {
             log.info("tables {}*: applied {} ({})", prefix, script, dialect);
           }
         });
+  }
+
+  /**
+   * Fails with a {@link StoreException} saying so unless the store can write its tables: a
+   * read-only database (H2 opened read-only, a PostgreSQL standby or read-only transaction, a user
+   * without UPDATE rights) would accept the jobs and then fail every write-back. The probe is an
+   * UPDATE that matches no row, which such databases refuse all the same.
+   */
+  public static void checkWritable(Jdbi jdbi, String prefix, String database) {
+    try {
+      jdbi.useHandle(
+          h ->
+              h.execute(
+                  "UPDATE " + prefix + "schema_version SET version = version WHERE version < 0"));
+    } catch (JdbiException e) {
+      throw new StoreException(
+          "the job store "
+              + database
+              + " is not writable ("
+              + rootMessage(e)
+              + "): Kairos writes every run's outcome, so it needs a database it can write;"
+              + " for H2, check that the folder and its files are writable and that the URL sets"
+              + " no ACCESS_MODE_DATA=r",
+          e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    String m = String.valueOf(t.getMessage());
+    int nl = m.indexOf('\n');
+    int sql = m.indexOf("; SQL statement");
+    int end = sql >= 0 ? sql : nl >= 0 ? nl : m.length();
+    return m.substring(0, end).trim();
   }
 
   /** Fails unless the schema exists at {@link #latest()}: for stores that do not create it. */
