@@ -178,6 +178,28 @@ public final class InMemoryStore implements ClusterStore {
     return old != null;
   }
 
+  /** {@link #upsert} of each record, atomically: no other call sees part of the batch. */
+  @Override
+  public synchronized List<Upsert> upsertAll(List<JobRecord> fresh) {
+    List<Upsert> out = new ArrayList<>(fresh.size());
+    for (JobRecord r : fresh) {
+      out.add(upsert(r));
+    }
+    return out;
+  }
+
+  /** {@link #delete} of each key, atomically. */
+  @Override
+  public synchronized List<String> deleteAll(Collection<String> keys) {
+    List<String> out = new ArrayList<>();
+    for (String key : keys) {
+      if (delete(key)) {
+        out.add(key);
+      }
+    }
+    return out;
+  }
+
   @Override
   public synchronized List<JobRecord> due(WindowCursor after, Instant before, int limit) {
     NavigableSet<WindowCursor> tail = after == null ? byDue : byDue.tailSet(after, false);
