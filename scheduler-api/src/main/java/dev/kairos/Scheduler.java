@@ -32,9 +32,9 @@ public interface Scheduler extends AutoCloseable {
    * definition). Every spec is checked before anything is written; one exception names every bad
    * key, and duplicate keys in the batch.
    *
-   * <p>The batch is written in chunks of 1,000 jobs, one transaction each (on the JDBC store). If
-   * the store fails midway, the chunks before are stored and the exception says how many jobs;
-   * calling again with the same specs finishes the batch (it is an upsert).
+   * <p>The batch is written in chunks of 1,000 jobs, one store call (on the JDBC store, one
+   * transaction) each. If the store fails midway, the chunks before are stored and the exception
+   * says how many jobs; calling again with the same specs finishes the batch (it is an upsert).
    *
    * @return the stored jobs after the call, in the order of {@code specs}
    * @throws IllegalArgumentException naming every invalid spec and every duplicate key; nothing is
