@@ -8,6 +8,7 @@ import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.StoreException;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -165,6 +166,23 @@ abstract class BulkStoreContract {
 
     assertThat(s.findAll()).extracting(JobRecord::key).containsExactly("old");
     assertThat(s.find("old").orElseThrow().spec()).isEqualTo(spec("old"));
+  }
+
+  /** Other instances learn of bulk writes through the change feed, as of single ones. */
+  @Test
+  void upsertAllAndDeleteAll_reachTheChangeFeed() {
+    JobStore s = open();
+    assumeTrue(s instanceof JdbcStore, "the JDBC store keeps its change feed in every mode");
+    ClusterStore feed = (ClusterStore) s;
+    s.upsert(fresh(spec("gone"), T0));
+    long cursor = feed.changeCursor();
+
+    s.upsertAll(List.of(fresh(spec("a"), T0), fresh(spec("b"), T0)));
+    s.deleteAll(List.of("gone", "unknown"));
+
+    ClusterStore.Changes changes = feed.changesSince(cursor, 100);
+    assertThat(changes.changed()).extracting(JobRecord::key).containsExactlyInAnyOrder("a", "b");
+    assertThat(changes.deleted()).containsExactly("gone");
   }
 
   @Test
