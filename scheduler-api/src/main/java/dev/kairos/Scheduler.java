@@ -1,5 +1,6 @@
 package dev.kairos;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -29,6 +30,32 @@ public interface Scheduler extends AutoCloseable {
    * @throws IllegalArgumentException naming the key and the value, for an invalid definition
    */
   JobInfo schedule(JobSpec spec);
+
+  /**
+   * {@link #schedule} for many jobs at once, written in a few large transactions instead of one per
+   * job: each job is upserted exactly as {@code schedule} would (state kept for an unchanged
+   * definition). Every spec is checked before anything is written; one exception names every bad
+   * key, and duplicate keys in the batch.
+   *
+   * <p>The batch is written in chunks of 1,000 jobs, one store call (on the JDBC store, one
+   * transaction) each. If the store fails midway, the chunks before are stored and the exception
+   * says how many jobs; calling again with the same specs finishes the batch (it is an upsert).
+   *
+   * @return the stored jobs after the call, in the order of {@code specs}
+   * @throws IllegalArgumentException naming every invalid spec and every duplicate key; nothing is
+   *     written then
+   */
+  List<JobInfo> scheduleAll(Collection<JobSpec> specs);
+
+  /**
+   * {@link #unschedule} for many jobs at once, in chunks of 1,000 keys, one transaction each.
+   * Unknown keys are ignored; a key given twice counts once.
+   *
+   * @return how many jobs were deleted
+   * @throws IllegalArgumentException if the collection or any key in it is null; nothing is deleted
+   *     then
+   */
+  int unscheduleAll(Collection<String> keys);
 
   /**
    * The job with this key, if stored.

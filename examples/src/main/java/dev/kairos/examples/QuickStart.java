@@ -8,6 +8,8 @@ import dev.kairos.engine.Kairos;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The README's quick-start, kept compiling: register handlers, start, schedule, inspect, change,
@@ -64,6 +66,22 @@ public final class QuickStart {
     scheduler.resume("purge");
     scheduler.triggerNow("purge");
     // --- end of quick-start ---
+
+    // --- many jobs (README) ---
+    Map<String, ZoneId> tenants =
+        Map.of("acme", ZoneId.of("Europe/Berlin"), "globex", ZoneId.of("America/New_York"));
+    List<JobSpec> nightly =
+        tenants.entrySet().stream()
+            .map(
+                t ->
+                    JobSpec.named("report-" + t.getKey())
+                        .handler("daily-report")
+                        .data(t.getKey())
+                        .cron("0 0 2 * * ?", t.getValue()))
+            .toList();
+    scheduler.scheduleAll(nightly); // all checked first, then written 1,000 per transaction
+    scheduler.unscheduleAll(List.of("report-globex"));
+    // --- end of many jobs ---
 
     Thread.sleep(500); // let the triggered run print, for the demo
     scheduler.unschedule("purge");

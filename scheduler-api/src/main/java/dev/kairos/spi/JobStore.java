@@ -3,6 +3,8 @@ package dev.kairos.spi;
 import dev.kairos.RunRecord;
 import dev.kairos.UnreadableJob;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 
@@ -81,6 +83,40 @@ public interface JobStore extends AutoCloseable {
    */
   default List<UnreadableJob> unreadable() {
     return List.of();
+  }
+
+  // ---- bulk writes ---------------------------------------------------------------------------
+
+  /**
+   * {@link #upsert} of each record, in order, with the keys distinct. A store that overrides this
+   * writes the batch in one transaction (atomic: all or none); the default calls {@link #upsert}
+   * once per record, so a failure may leave a prefix of the batch stored. The engine passes at most
+   * a few hundred to a thousand records per call.
+   *
+   * @return one result per record, in the order given
+   */
+  default List<Upsert> upsertAll(List<JobRecord> fresh) {
+    List<Upsert> out = new ArrayList<>(fresh.size());
+    for (JobRecord r : fresh) {
+      out.add(upsert(r));
+    }
+    return out;
+  }
+
+  /**
+   * {@link #delete} of each key. A store that overrides this deletes the batch in one transaction;
+   * the default calls {@link #delete} once per key.
+   *
+   * @return the keys that were deleted (the others had no job), each once
+   */
+  default List<String> deleteAll(Collection<String> keys) {
+    List<String> out = new ArrayList<>();
+    for (String key : keys) {
+      if (delete(key)) {
+        out.add(key);
+      }
+    }
+    return out;
   }
 
   /** Releases what the store opened (a pool it created); never a user's own data source. */

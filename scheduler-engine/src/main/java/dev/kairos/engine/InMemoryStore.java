@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -177,6 +178,28 @@ public final class InMemoryStore implements ClusterStore {
       logDeletion(key);
     }
     return old != null;
+  }
+
+  /** {@link #upsert} of each record, atomically: no other call sees part of the batch. */
+  @Override
+  public synchronized List<Upsert> upsertAll(List<JobRecord> fresh) {
+    List<Upsert> out = new ArrayList<>(fresh.size());
+    for (JobRecord r : fresh) {
+      out.add(upsert(r));
+    }
+    return out;
+  }
+
+  /** {@link #delete} of each key, atomically. */
+  @Override
+  public synchronized List<String> deleteAll(Collection<String> keys) {
+    List<String> out = new ArrayList<>();
+    for (String key : keys) {
+      if (delete(key)) {
+        out.add(key);
+      }
+    }
+    return out;
   }
 
   @Override

@@ -30,6 +30,9 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -352,6 +355,101 @@ public final class JdbcStore implements ClusterStore {
     boolean deleted = tables().jobs().delete(h, key);
     if (deleted) {
       tables().cluster().deleted(h, key);
+    }
+    return deleted;
+  }
+
+  // ---- bulk writes ---------------------------------------------------------------------------
+
+  /**
+   * {@link #upsert} of each record in one transaction: the existing rows read and locked with one
+   * query per 1,000 keys, changed definitions updated in one batch, new jobs inserted in one batch.
+   * Keep batches to about a thousand records (the engine does): the change feed assumes that a
+   * transaction commits well within {@link ChangeFeed#SETTLE} of stamping its rows.
+   */
+  @Override
+  public List<Upsert> upsertAll(List<JobRecord> fresh) {
+    if (fresh.isEmpty()) {
+      return List.of();
+    }
+    String what = "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'";
+    List<Upsert> out;
+    try {
+      out = database.inTransaction(what, h -> upsertAll(h, fresh));
+    } catch (StoreException e) {
+      if (!isUniqueViolation(e)) {
+        throw e;
+      }
+      // Another instance inserted one of the keys between our SELECT and INSERT: upsert again.
+      log.debug("{}: a key was inserted concurrently; upserting again", what);
+      out = database.inTransaction(what, h -> upsertAll(h, fresh));
+    }
+    if (out.stream().anyMatch(u -> u.change() != Upsert.Change.UNCHANGED)) {
+      signal();
+    }
+    return out;
+  }
+
+  private List<Upsert> upsertAll(Handle h, List<JobRecord> fresh) {
+    JobTable jobs = tables().jobs();
+    List<String> keys = fresh.stream().map(JobRecord::key).toList();
+    Map<String, JobRows.Row> old = new HashMap<>();
+    for (JobRows.Row row : jobs.findAll(h, keys, true)) {
+      old.put(row.key(), row);
+    }
+    Upsert[] out = new Upsert[fresh.size()];
+    List<JobRecord> created = new ArrayList<>();
+    List<JobRecord> updated = new ArrayList<>();
+    for (int i = 0; i < out.length; i++) {
+      JobRecord r = fresh.get(i);
+      JobRows.Row row = old.get(r.key());
+      if (row == null) {
+        JobRecord c = r.withVersion(JobRecord.firstVersion());
+        created.add(c);
+        out[i] = new Upsert(WriteBack.trimmed(c), Upsert.Change.CREATED);
+      } else if (row.readable() && row.record().spec().equals(r.spec())) {
+        out[i] = new Upsert(row.record(), Upsert.Change.UNCHANGED);
+      } else {
+        updated.add(r.withVersion(row.version() + 1));
+      }
+    }
+    if (!updated.isEmpty()) {
+      jobs.updateDefinitions(h, updated);
+      Map<String, JobRecord> stored = new HashMap<>();
+      for (JobRows.Row row :
+          jobs.findAll(h, updated.stream().map(JobRecord::key).toList(), false)) {
+        stored.put(row.key(), readableOrThrow(row));
+      }
+      for (int i = 0; i < out.length; i++) {
+        if (out[i] == null) {
+          out[i] = new Upsert(stored.get(fresh.get(i).key()), Upsert.Change.UPDATED);
+        }
+      }
+    }
+    jobs.insertAll(h, created); // last: its sequence values are taken just before the commit
+    return List.of(out);
+  }
+
+  /** {@link #delete} of each key in one transaction: rows, their history and tombstones. */
+  @Override
+  public List<String> deleteAll(Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return List.of();
+    }
+    List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+    List<String> deleted =
+        database.inTransaction(
+            "deleting " + distinct.size() + " job(s) from '" + distinct.get(0) + "'",
+            h -> {
+              List<String> gone = tables().jobs().deleteAll(h, distinct);
+              if (!gone.isEmpty()) {
+                runs.deleteAll(h, gone);
+                tables().cluster().deletedAll(h, gone);
+              }
+              return gone;
+            });
+    if (!deleted.isEmpty()) {
+      signal();
     }
     return deleted;
   }

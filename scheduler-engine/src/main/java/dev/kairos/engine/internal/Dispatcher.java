@@ -5,6 +5,7 @@ import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.WindowCursor;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -312,6 +313,32 @@ final class Dispatcher {
         Entry fresh = e != null ? e : new Entry(key, record);
         tracked.put(key, fresh);
         enqueue(fresh, record);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@link #changed} for each record of a batch, under one acquisition of the lock. */
+  void changedAll(List<JobRecord> records) {
+    lock.lock();
+    try {
+      for (JobRecord r : records) {
+        changed(r.key(), r);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@link #changed changed(key, null)} for each deleted key, under one acquisition of the lock.
+   */
+  void deletedAll(Collection<String> keys) {
+    lock.lock();
+    try {
+      for (String key : keys) {
+        changed(key, null);
       }
     } finally {
       lock.unlock();

@@ -18,6 +18,7 @@ import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -434,6 +435,113 @@ public final class KairosScheduler implements Scheduler {
     } finally {
       changes.unlock();
     }
+  }
+
+  // ---- bulk changes --------------------------------------------------------------------------
+
+  /** Jobs per store call (one transaction on the JDBC store) of the bulk changes. */
+  static final int BATCH_CHUNK = 1000;
+
+  @Override
+  public List<JobInfo> scheduleAll(Collection<JobSpec> specs) {
+    List<JobSpec> valid = SpecBatch.validate(validator, specs);
+    checkNotClosed();
+    List<JobInfo> out = new ArrayList<>(valid.size());
+    for (int from = 0; from < valid.size(); from += BATCH_CHUNK) {
+      List<JobSpec> chunk = valid.subList(from, Math.min(valid.size(), from + BATCH_CHUNK));
+      try {
+        out.addAll(scheduleChunk(chunk));
+      } catch (RuntimeException e) {
+        resync(chunk.stream().map(JobSpec::key).toList());
+        throw partly(e, "scheduled", from, valid.size(), "specs");
+      }
+    }
+    log.debug("scheduled {} job(s) in a batch", valid.size());
+    return out;
+  }
+
+  /** Upserts one chunk in one store call, then applies what changed to the heap at once. */
+  private List<JobInfo> scheduleChunk(List<JobSpec> chunk) {
+    changes.lock();
+    try {
+      Instant now = config.time().now();
+      List<JobRecord> fresh = new ArrayList<>(chunk.size());
+      for (JobSpec spec : chunk) {
+        fresh.add(JobRecord.fresh(spec, Timetables.of(spec).first(now).orElse(null)));
+      }
+      List<Upsert> results = config.store().upsertAll(fresh);
+      List<JobRecord> changed = new ArrayList<>();
+      List<JobInfo> out = new ArrayList<>(results.size());
+      for (Upsert u : results) {
+        if (u.change() != Upsert.Change.UNCHANGED) {
+          changed.add(u.record());
+        }
+        out.add(u.record().toInfo());
+      }
+      dispatcher.changedAll(changed);
+      return out;
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  @Override
+  public int unscheduleAll(Collection<String> keys) {
+    List<String> distinct = SpecBatch.keys(keys);
+    checkNotClosed();
+    int deleted = 0;
+    for (int from = 0; from < distinct.size(); from += BATCH_CHUNK) {
+      List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
+      changes.lock();
+      try {
+        List<String> gone = config.store().deleteAll(chunk);
+        dispatcher.deletedAll(gone);
+        deleted += gone.size();
+      } catch (RuntimeException e) {
+        resync(chunk);
+        throw partly(e, "unscheduled", from, distinct.size(), "keys");
+      } finally {
+        changes.unlock();
+      }
+    }
+    log.debug("unscheduled {} job(s) in a batch of {} key(s)", deleted, distinct.size());
+    return deleted;
+  }
+
+  /**
+   * After a failed bulk call, makes the heap agree with the store for the chunk's keys, which a
+   * store without an atomic bulk write (or a commit whose acknowledgement was lost) may have
+   * written in part. Best effort: if the store cannot be read either, the next restart loads them.
+   */
+  private void resync(List<String> keys) {
+    changes.lock();
+    try {
+      for (String key : keys) {
+        dispatcher.changed(key, config.store().find(key).orElse(null));
+      }
+    } catch (RuntimeException e) {
+      log.warn("re-reading {} job(s) after a failed bulk change failed too", keys.size(), e);
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /** The exception of a bulk call that failed after {@code done} items went through. */
+  private static RuntimeException partly(
+      RuntimeException e, String verb, int done, int total, String items) {
+    if (done == 0) {
+      return e;
+    }
+    return new StoreException(
+        verb
+            + " "
+            + done
+            + " of "
+            + total
+            + " job(s) before the store failed; calling again with the same "
+            + items
+            + " finishes the batch",
+        e);
   }
 
   /** Applies a change of schedule state with compare-and-set, retrying if a write-back raced. */

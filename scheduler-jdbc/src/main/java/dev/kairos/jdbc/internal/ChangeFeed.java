@@ -88,6 +88,16 @@ public final class ChangeFeed {
     h.createUpdate(trim).bind("retention", seconds(TOMBSTONE_RETENTION)).execute();
   }
 
+  /** {@link #deleted} for several jobs: the tombstones in one batch, then one trim. */
+  public void deletedAll(Handle h, List<String> keys) {
+    var batch = h.prepareBatch(tombstone);
+    for (String key : keys) {
+      batch.bind("key", key).add();
+    }
+    batch.execute();
+    h.createUpdate(trim).bind("retention", seconds(TOMBSTONE_RETENTION)).execute();
+  }
+
   /** The database clock. */
   public Instant now(Handle h) {
     return instant(h.createQuery(now).mapTo(BigDecimal.class).one());

@@ -233,6 +233,11 @@ public final class Cluster implements AutoCloseable {
     feed.deleted(h, key);
   }
 
+  /** Records deletions for the feed, in the caller's transaction. */
+  public void deletedAll(Handle h, List<String> keys) {
+    feed.deletedAll(h, keys);
+  }
+
   /** Waits for a change signalled by any instance, up to {@code max}. */
   public boolean awaitChange(Duration max) throws InterruptedException {
     return signal.await(max);

@@ -44,6 +44,11 @@ public final class ConnectionSource {
     c.setMaximumPoolSize(poolSize);
     c.setMinimumIdle(Math.min(2, poolSize));
     c.setPoolName("kairos-store");
+    if (url.startsWith("jdbc:postgresql:") && !url.contains("reWriteBatchedInserts")) {
+      // The driver sends a batch of INSERTs as multi-row INSERTs (scheduleAll: about twice as
+      // fast); a URL that sets the property itself keeps its value.
+      c.addDataSourceProperty("reWriteBatchedInserts", "true");
+    }
     return new ConnectionSource(null, c, description);
   }
 

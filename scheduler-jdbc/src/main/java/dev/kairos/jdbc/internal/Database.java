@@ -1,8 +1,10 @@
 package dev.kairos.jdbc.internal;
 
 import dev.kairos.StoreException;
+import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.DateTimeException;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -53,8 +55,12 @@ public final class Database {
     try {
       Jdbi j = Jdbi.create(source.open());
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
-      Dialect d = j.withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
-      url = j.withHandle(h -> h.getConnection().getMetaData().getURL());
+      Dialect d;
+      try (Handle h = j.open()) { // one connection for both: the driver answers from memory
+        DatabaseMetaData md = h.getConnection().getMetaData();
+        d = Dialect.of(md);
+        url = md.getURL();
+      }
       if (createSchema) {
         Migrations.migrate(j, d, prefix);
       } else {

@@ -35,6 +35,7 @@ public final class JobTable {
   private final String runFinished;
   private final String runFinishedKeepingClaim;
   private final String delete;
+  private final String selectIn;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public JobTable(String prefix, Dialect dialect) {
@@ -93,6 +94,7 @@ public final class JobTable {
             + ", owner = NULL, lease_until = NULL, claimed_fire = NULL, recovery = NULL"
             + " WHERE job_key = :key";
     delete = "DELETE FROM " + table + " WHERE job_key = :key";
+    selectIn = "SELECT * FROM " + table + " WHERE job_key IN (";
   }
 
   private static String assignments(List<String> columns) {
@@ -190,5 +192,80 @@ public final class JobTable {
   /** Deletes the job's row; false if there was none. */
   public boolean delete(Handle h, String key) {
     return h.createUpdate(delete).bind("key", key).execute() == 1;
+  }
+
+  // ---- bulk writes (JdbcStore.upsertAll, deleteAll) -------------------------------------------
+
+  /** Keys per {@code IN} list: far below every database's limit on bind parameters. */
+  static final int KEYS_PER_QUERY = 1000;
+
+  /**
+   * The rows of these keys (those that exist), locked until the transaction ends if {@code
+   * forUpdate}; one query per {@value #KEYS_PER_QUERY} keys.
+   */
+  public List<JobRows.Row> findAll(Handle h, List<String> keys, boolean forUpdate) {
+    List<JobRows.Row> out = new ArrayList<>(keys.size());
+    for (int from = 0; from < keys.size(); from += KEYS_PER_QUERY) {
+      List<String> part = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_QUERY));
+      StringBuilder sql = new StringBuilder(selectIn);
+      for (int i = 0; i < part.size(); i++) {
+        sql.append(i == 0 ? ":k" : ", :k").append(i);
+      }
+      sql.append(forUpdate ? ") FOR UPDATE" : ")");
+      var q = h.createQuery(sql.toString());
+      for (int i = 0; i < part.size(); i++) {
+        q.bind("k" + i, part.get(i));
+      }
+      q.map((rs, ctx) -> JobRows.read(rs)).forEach(out::add);
+    }
+    return out;
+  }
+
+  /** {@link #insert} of each record, in one batch. */
+  public void insertAll(Handle h, List<JobRecord> records) {
+    if (records.isEmpty()) {
+      return;
+    }
+    var batch = h.prepareBatch(insert);
+    for (JobRecord r : records) {
+      batch.bind("key", r.key()).bind("version", r.version());
+      JobRows.bindAll(batch, r);
+      batch.add();
+    }
+    batch.execute();
+  }
+
+  /** {@link #updateDefinition} of each record, in one batch. */
+  public void updateDefinitions(Handle h, List<JobRecord> records) {
+    if (records.isEmpty()) {
+      return;
+    }
+    var batch = h.prepareBatch(updateDefinition + " WHERE job_key = :key");
+    for (JobRecord r : records) {
+      batch.bind("key", r.key()).bind("version", r.version());
+      SpecColumns.bind(batch, r.spec());
+      JobRows.bindSchedule(batch, r);
+      batch.add();
+    }
+    batch.execute();
+  }
+
+  /**
+   * {@link #delete} of each key that has a row, in one batch; returns those keys. (The rows are
+   * read first: some drivers do not report a batch's update counts.)
+   */
+  public List<String> deleteAll(Handle h, List<String> keys) {
+    List<String> existing = new ArrayList<>();
+    for (JobRows.Row row : findAll(h, keys, true)) {
+      existing.add(row.key());
+    }
+    if (!existing.isEmpty()) {
+      var batch = h.prepareBatch(delete);
+      for (String key : existing) {
+        batch.bind("key", key).add();
+      }
+      batch.execute();
+    }
+    return existing;
   }
 }

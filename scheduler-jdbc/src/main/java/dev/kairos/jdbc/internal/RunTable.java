@@ -89,4 +89,13 @@ public final class RunTable {
   public void deleteAll(Handle h, String key) {
     h.createUpdate(deleteAll).bind("key", key).execute();
   }
+
+  /** {@link #deleteAll(Handle, String)} for several jobs, in one batch. */
+  public void deleteAll(Handle h, List<String> keys) {
+    var batch = h.prepareBatch(deleteAll);
+    for (String key : keys) {
+      batch.bind("key", key).add();
+    }
+    batch.execute();
+  }
 }

@@ -1,0 +1,103 @@
+package dev.kairos.benchmarks;
+
+import dev.kairos.jdbc.JdbcStore;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Issue 9 item 6: how long {@code JdbcStore.open()} takes on an existing schema, in a fresh JVM (as
+ * an application starting sees it: pool start, dialect, schema version check, class loading
+ * included; wall and process CPU time, as the machine may be busy). Creates the schema once, then
+ * starts {@code --runs} child JVMs that each build a store over it, time {@code open()} and print
+ * the milliseconds; prints the median per database.
+ *
+ * <pre>
+ * java -cp benchmarks/target/kairos-benchmarks.jar dev.kairos.benchmarks.StoreOpen [--runs 5]
+ * </pre>
+ */
+public final class StoreOpen {
+  private StoreOpen() {}
+
+  /** Runs it; with {@code --child <h2-dir|pg-url>} it is one measuring child. */
+  public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("--child")) {
+      child(args[1]);
+      return;
+    }
+    int runs = args.length == 2 && args[0].equals("--runs") ? Integer.parseInt(args[1]) : 5;
+    String pgUrl = "jdbc:postgresql://127.0.0.1:5432/test";
+    try (Store h2 = Store.h2(Path.of("target", "bench-data"), "open");
+        Store pg = Store.postgres(pgUrl, "postgres", "", "open")) {
+      for (Store s : List.of(h2, pg)) {
+        String target = s instanceof Store.H2File f ? f.dir().toString() : s.url();
+        JdbcStore first = store(target);
+        first.open(); // creates the schema
+        first.close();
+        List<Long> ms = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+          ms.add(measureInChild(target));
+        }
+        List<Long> sorted = ms.stream().sorted().toList();
+        System.out.printf(
+            Locale.ROOT,
+            "JdbcStore.open() on an existing schema, %s, fresh JVM: median %d ms (runs %s)%n",
+            s.dialect(),
+            sorted.get(sorted.size() / 2),
+            ms);
+      }
+    }
+  }
+
+  private static JdbcStore store(String target) {
+    return target.startsWith("jdbc:")
+        ? JdbcStore.builder().url(target).user("postgres").build()
+        : JdbcStore.h2(Path.of(target));
+  }
+
+  private static void child(String target) {
+    var os =
+        (com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+    JdbcStore s = store(target);
+    long cpu0 = os.getProcessCpuTime();
+    long t0 = System.nanoTime();
+    s.open();
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
+    s.close();
+    System.out.println("OPEN_MS " + ms + " " + cpuMs);
+  }
+
+  private static long measureInChild(String target) throws Exception {
+    Process p =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                StoreOpen.class.getName(),
+                "--child",
+                target)
+            .redirectErrorStream(true)
+            .start();
+    long ms = -1;
+    try (BufferedReader r =
+        new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+      for (String line; (line = r.readLine()) != null; ) {
+        if (line.startsWith("OPEN_MS ")) {
+          String[] f = line.split(" ");
+          ms = Long.parseLong(f[1]);
+          System.out.println("  open() " + f[1] + " ms wall, " + f[2] + " ms CPU (all threads)");
+        }
+      }
+    }
+    if (p.waitFor() != 0 || ms < 0) {
+      throw new IllegalStateException("child failed for " + target);
+    }
+    return ms;
+  }
+}

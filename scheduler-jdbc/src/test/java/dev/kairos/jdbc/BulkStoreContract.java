@@ -1,0 +1,216 @@
+package dev.kairos.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.StoreException;
+import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobStore;
+import dev.kairos.spi.RunResult;
+import dev.kairos.spi.Upsert;
+import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bulk writes of a {@link JobStore} ({@code upsertAll}, {@code deleteAll}), stated once and run
+ * against each store: they must do exactly what the single-row methods do, one call per batch.
+ */
+abstract class BulkStoreContract {
+  static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
+  private final List<JobStore> opened = new ArrayList<>();
+
+  /** A new, empty store, not yet opened. */
+  protected abstract JobStore newStore();
+
+  /** A new store, opened, closed after the test. */
+  JobStore open() {
+    JobStore s = newStore();
+    opened.add(s);
+    s.open();
+    return s;
+  }
+
+  @AfterEach
+  void closeStores() {
+    opened.forEach(JobStore::close);
+  }
+
+  static JobSpec spec(String key) {
+    return JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1));
+  }
+
+  static JobRecord fresh(JobSpec spec, Instant due) {
+    return JobRecord.fresh(spec, due);
+  }
+
+  /** A successful run of the record's due fire, moving it one minute on. */
+  static RunResult ran(JobRecord r) {
+    Instant fire = r.dueTime();
+    Instant next = fire.plusSeconds(60);
+    return new RunResult(
+        r.key(),
+        r.version(),
+        fire,
+        1,
+        fire.plusMillis(5),
+        fire.plusMillis(25),
+        RunOutcome.SUCCESS,
+        null,
+        "node-1",
+        JobState.SCHEDULED,
+        next,
+        next,
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  /** Jobs "same" and "changed" stored and run once; "changed" then paused. */
+  static void prepare(JobStore s) {
+    for (String key : List.of("same", "changed")) {
+      JobRecord r = s.upsert(fresh(spec(key), T0)).record();
+      s.runFinished(ran(r));
+    }
+    JobRecord c = s.find("changed").orElseThrow();
+    s.replace(
+        c.withSchedule(JobState.PAUSED, c.nextFireTime(), null, FireKind.TIMETABLE, 1),
+        c.version());
+  }
+
+  static List<JobRecord> batch() {
+    return List.of(
+        fresh(spec("same"), T0.plusSeconds(600)),
+        fresh(spec("changed").fixedRate(Duration.ofMinutes(5)), T0.plusSeconds(900)),
+        fresh(spec("new"), T0.plusSeconds(300)));
+  }
+
+  /** Per job, upsertAll is upsert: same results, same stored rows, same versions. */
+  @Test
+  void upsertAll_matchesUpsertOneByOne() {
+    JobStore single = open();
+    JobStore bulk = open();
+    prepare(single);
+    prepare(bulk);
+
+    List<Upsert> one = batch().stream().map(single::upsert).toList();
+    List<Upsert> all = bulk.upsertAll(batch());
+
+    assertThat(all).isEqualTo(one);
+    assertThat(all)
+        .extracting(Upsert::change)
+        .containsExactly(Upsert.Change.UNCHANGED, Upsert.Change.UPDATED, Upsert.Change.CREATED);
+    assertThat(bulk.findAll()).isEqualTo(single.findAll());
+    JobRecord same = bulk.find("same").orElseThrow();
+    assertThat(same.runCount()).isEqualTo(1);
+    assertThat(same.nextFireTime()).isEqualTo(T0.plusSeconds(60)); // state kept
+    JobRecord changed = bulk.find("changed").orElseThrow();
+    assertThat(changed.state()).isEqualTo(JobState.SCHEDULED); // replaced
+    assertThat(changed.dueTime()).isEqualTo(T0.plusSeconds(900));
+    assertThat(changed.runCount()).isEqualTo(1); // statistics kept
+  }
+
+  /** More keys than one IN list holds; all come back in order, due in (due time, key) order. */
+  @Test
+  void upsertAll_largeBatch_storesEveryJob_inOneCall() {
+    JobStore s = open();
+    List<JobRecord> records =
+        IntStream.range(0, 2_500)
+            .mapToObj(i -> fresh(spec(String.format("k%05d", i)), T0.plusMillis(2_500 - i)))
+            .toList();
+
+    List<Upsert> out = s.upsertAll(records);
+
+    assertThat(out).hasSize(2_500).allMatch(u -> u.change() == Upsert.Change.CREATED);
+    assertThat(out.get(1_234).record().key()).isEqualTo("k01234");
+    List<JobRecord> due = s.due(null, T0.plusSeconds(10), 10_000);
+    assertThat(due).hasSize(2_500);
+    assertThat(due.get(0).key()).isEqualTo("k02499");
+    assertThat(s.due(new WindowCursor(T0.plusMillis(1_000), "k01500"), T0.plusSeconds(10), 3))
+        .extracting(JobRecord::key)
+        .containsExactly("k01499", "k01498", "k01497");
+
+    assertThat(s.upsertAll(records)).allMatch(u -> u.change() == Upsert.Change.UNCHANGED);
+  }
+
+  @Test
+  void upsertAll_empty_returnsEmpty() {
+    assertThat(open().upsertAll(List.of())).isEmpty();
+    assertThat(open().deleteAll(List.of())).isEmpty();
+  }
+
+  /** A batch the database rejects in part writes none of it. */
+  @Test
+  void upsertAll_oneRowRejected_writesNothing() {
+    JobStore s = open();
+    assumeTrue(s instanceof JdbcStore, "only a database rejects a row (key wider than 200)");
+    s.upsert(fresh(spec("old"), T0));
+    List<JobRecord> batch =
+        List.of(
+            fresh(spec("a"), T0),
+            fresh(spec("old").fixedDelay(Duration.ofSeconds(1)), T0),
+            fresh(spec("x".repeat(300)), T0));
+
+    assertThatThrownBy(() -> s.upsertAll(batch)).isInstanceOf(StoreException.class);
+
+    assertThat(s.findAll()).extracting(JobRecord::key).containsExactly("old");
+    assertThat(s.find("old").orElseThrow().spec()).isEqualTo(spec("old"));
+  }
+
+  /** Other instances learn of bulk writes through the change feed, as of single ones. */
+  @Test
+  void upsertAllAndDeleteAll_reachTheChangeFeed() {
+    JobStore s = open();
+    assumeTrue(s instanceof JdbcStore, "the JDBC store keeps its change feed in every mode");
+    ClusterStore feed = (ClusterStore) s;
+    s.upsert(fresh(spec("gone"), T0));
+    long cursor = feed.changeCursor();
+
+    s.upsertAll(List.of(fresh(spec("a"), T0), fresh(spec("b"), T0)));
+    s.deleteAll(List.of("gone", "unknown"));
+
+    ClusterStore.Changes changes = feed.changesSince(cursor, 100);
+    assertThat(changes.changed()).extracting(JobRecord::key).containsExactlyInAnyOrder("a", "b");
+    assertThat(changes.deleted()).containsExactly("gone");
+  }
+
+  @Test
+  void deleteAll_deletesKnownKeys_withHistory_returnsThem() {
+    JobStore s = open();
+    for (String key : List.of("a", "b", "c")) {
+      s.runFinished(ran(s.upsert(fresh(spec(key), T0)).record()));
+    }
+
+    List<String> deleted = s.deleteAll(List.of("c", "unknown", "a"));
+
+    assertThat(deleted).containsExactlyInAnyOrder("a", "c");
+    assertThat(s.findAll()).extracting(JobRecord::key).containsExactly("b");
+    assertThat(s.history("a", 10)).isEmpty();
+    assertThat(s.history("b", 10)).hasSize(1);
+    s.upsert(fresh(spec("a"), T0)); // the key can be used again
+    assertThat(s.find("a").orElseThrow().runCount()).isZero();
+  }
+
+  @Test
+  void deleteAll_largeBatch_deletesEveryKey() {
+    JobStore s = open();
+    List<JobRecord> records =
+        IntStream.range(0, 2_100).mapToObj(i -> fresh(spec("k" + i), T0)).toList();
+    s.upsertAll(records);
+
+    List<String> keys = records.stream().map(JobRecord::key).toList();
+    assertThat(s.deleteAll(keys)).hasSize(2_100);
+    assertThat(s.findAll()).isEmpty();
+  }
+}
