@@ -171,7 +171,9 @@ final class Analyzer {
         continue;
       }
       long by = runStart - blocker.end();
+      boolean here = Ledger.slotOf(blocker.instance()).equals(Ledger.slotOf(r.instance()));
       v.afterPause(
+          here,
           r.key()
               + " fire "
               + Verdict.time(r.scheduled())

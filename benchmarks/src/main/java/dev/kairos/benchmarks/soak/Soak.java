@@ -28,7 +28,8 @@ import java.util.stream.Stream;
  * independent ledger; at the end the {@link Analyzer} prints a verdict and the exit status is 1 if
  * any promise was broken.
  *
- * <p>{@code soak analyze DIR} analyzes the ledger of an earlier run again.
+ * <p>{@code soak analyze DIR [--outage-s S]} analyzes the ledger of an earlier run again ({@code
+ * S}: the outage allowance of {@code skip} jobs, 5 s by default; a clustered run used lease + 5 s).
  */
 public final class Soak {
   private final SoakOptions o;
@@ -67,8 +68,10 @@ public final class Soak {
       SoakChild.main(a.subList(1, a.size()).toArray(String[]::new));
       return 0;
     }
-    if (!a.isEmpty() && a.get(0).equals("analyze") && a.size() == 2) {
-      Verdict v = Analyzer.defaults().analyze(Ledger.read(Path.of(a.get(1))));
+    if (!a.isEmpty() && a.get(0).equals("analyze") && (a.size() == 2 || a.size() == 4)) {
+      Duration outage = Duration.ofSeconds(a.size() == 4 ? Long.parseLong(a.get(3)) : 5);
+      Analyzer analyzer = new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5), outage);
+      Verdict v = analyzer.analyze(Ledger.read(Path.of(a.get(1))));
       System.out.print(v.render());
       return v.passed() ? 0 : 1;
     }

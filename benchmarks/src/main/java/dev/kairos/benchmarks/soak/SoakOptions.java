@@ -52,7 +52,7 @@ record SoakOptions(
   static final String USAGE =
       """
       usage: java -jar kairos-benchmarks.jar soak [options]
-             java -jar kairos-benchmarks.jar soak analyze DIR
+             java -jar kairos-benchmarks.jar soak analyze DIR [--outage-s S]
         --store h2|postgres   default h2 (an embedded file)
         --instances N         child JVMs at once; N > 1 needs postgres, clustered (default 1)
         --seconds S | --minutes M   length of the run (default 120 s)

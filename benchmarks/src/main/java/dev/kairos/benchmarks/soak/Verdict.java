@@ -22,6 +22,7 @@ record Verdict(
     Finding atLeastOnce,
     Finding early,
     Finding afterPause,
+    Finding afterPauseElsewhere,
     Finding missing,
     List<Slots> slots,
     long[] latenessMicros) {
@@ -74,6 +75,11 @@ record Verdict(
         false);
     line(sb, "early runs", early, true);
     line(sb, "runs after pause/unschedule returned", afterPause, true);
+    line(
+        sb,
+        "runs on another instance after pause/unschedule returned (not judged)",
+        afterPauseElsewhere,
+        true);
     line(sb, "missing slots", missing, false);
     int expected = 0;
     int ran = 0;
@@ -143,6 +149,7 @@ record Verdict(
     private final Collector atLeastOnce = new Collector();
     private final Collector early = new Collector();
     private final Collector afterPause = new Collector();
+    private final Collector afterPauseElsewhere = new Collector();
     private final Collector missing = new Collector();
     private final List<Slots> slots = new ArrayList<>();
     private final List<Long> lateness = new ArrayList<>();
@@ -163,8 +170,8 @@ record Verdict(
       early.add(example, byMicros);
     }
 
-    void afterPause(String example, long byMicros) {
-      afterPause.add(example, byMicros);
+    void afterPause(boolean sameInstance, String example, long byMicros) {
+      (sameInstance ? afterPause : afterPauseElsewhere).add(example, byMicros);
     }
 
     void missing(String example) {
@@ -191,6 +198,7 @@ record Verdict(
           atLeastOnce.finding(),
           early.finding(),
           afterPause.finding(),
+          afterPauseElsewhere.finding(),
           missing.finding(),
           List.copyOf(slots),
           l);
