@@ -53,6 +53,14 @@ public final class Soak {
   private Soak(SoakOptions o) throws IOException {
     this.o = o;
     Files.createDirectories(o.dir());
+    try (Stream<Path> old = Files.list(o.dir())) { // an earlier run's files in the same directory
+      for (Path p : old.toList()) {
+        String name = p.getFileName().toString();
+        if (name.endsWith(".ledger") || name.startsWith("child-") || name.equals("verdict.txt")) {
+          Files.delete(p);
+        }
+      }
+    }
     this.events = new LedgerFile(o.dir().resolve("events.ledger"));
   }
 
