@@ -237,7 +237,11 @@ final class Analyzer {
   }
 
   private void slots(Ledger ledger, Job j, Verdict.Builder v) {
-    long cutoff = ledger.horizon() - TimeUnit.NANOSECONDS.toMicros(margin.toNanos());
+    long horizon = ledger.horizon();
+    if (horizon == Ledger.NEVER) { // a run cut short: up to its last recorded run
+      horizon = ledger.runs().stream().mapToLong(Run::start).max().orElse(j.first());
+    }
+    long cutoff = horizon - TimeUnit.NANOSECONDS.toMicros(margin.toNanos());
     Set<Long> ran = new HashSet<>();
     Set<Long> madeUp = new HashSet<>();
     TreeSet<Long> coalesced = new TreeSet<>();
