@@ -33,7 +33,8 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>No missing slot</b> (steady jobs): every slot up to {@code horizon - margin} ran, was
  *       made up, was coalesced into a {@code fireOnce} run (its {@code missedFires}), or, under
  *       {@code skip}, fell into an outage: from {@code outage} before a kill until {@code outage}
- *       after the instance's restart.
+ *       after the instance's restart. Slots after a job's last run are not missing but
+ *       <em>behind</em>: the job had not caught up by the horizon (reported, not judged).
  * </ul>
  *
  * Lateness (real start minus scheduled time) is measured over on-time runs of timetable slots.
@@ -98,12 +99,14 @@ final class Analyzer {
       copies.sort(Comparator.comparingLong(Run::start));
       for (int i = 1; i < copies.size(); i++) {
         Run later = copies.get(i);
-        boolean explained = false;
+        long killedAfter = -1;
         for (Run earlier : copies.subList(0, i)) {
           Life l = lives.get(earlier.instance());
-          explained |=
-              l != null && l.killed() && l.end() >= earlier.start() && l.end() <= later.start();
+          if (l != null && l.killed() && l.end() >= earlier.start() && l.end() <= later.start()) {
+            killedAfter = l.end() - earlier.start();
+          }
         }
+        boolean explained = killedAfter >= 0;
         String example =
             later.key()
                 + " fire "
@@ -116,7 +119,10 @@ final class Analyzer {
                 + Verdict.time(later.start())
                 + " on "
                 + later.instance()
-                + (later.recovery() ? " (recovery)" : "");
+                + (later.recovery() ? " (recovery)" : "")
+                + (explained
+                    ? "; killed " + Verdict.ms(killedAfter) + " after the first began"
+                    : "");
         if (explained) {
           v.atLeastOnce(example);
         } else {
@@ -256,10 +262,14 @@ final class Analyzer {
         }
       }
     }
+    long last = ran.stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
     Verdict.Slots s = new Verdict.Slots(j.key(), j.policy());
     for (long t = j.first(); t <= cutoff; t += j.period()) {
       s.expected++;
-      if (ran.contains(t)) {
+      if (t > last) {
+        s.behind++;
+        v.behind(j.key() + " (" + j.policy() + ") slot " + Verdict.time(t) + " not run yet");
+      } else if (ran.contains(t)) {
         s.ran++;
         s.madeUp += madeUp.contains(t) ? 1 : 0;
       } else if (coalesced.contains(t)) {

@@ -24,6 +24,7 @@ record Verdict(
     Finding afterPause,
     Finding afterPauseElsewhere,
     Finding missing,
+    Finding behind,
     List<Slots> slots,
     long[] latenessMicros) {
 
@@ -48,6 +49,7 @@ record Verdict(
     int coalesced;
     int skipped;
     int missing;
+    int behind;
 
     Slots(String key, Policy policy) {
       this.key = key;
@@ -81,6 +83,7 @@ record Verdict(
         afterPauseElsewhere,
         true);
     line(sb, "missing slots", missing, false);
+    line(sb, "slots not run yet at the horizon (job behind; not judged)", behind, false);
     int expected = 0;
     int ran = 0;
     int madeUp = 0;
@@ -97,14 +100,15 @@ record Verdict(
         String.format(
             Locale.ROOT,
             "steady slots: %,d expected in %d jobs: %,d ran (%,d made up), %,d coalesced"
-                + " (fireOnce), %,d skipped in outages, %,d missing%n",
+                + " (fireOnce), %,d skipped in outages, %,d missing, %,d behind%n",
             expected,
             slots.size(),
             ran,
             madeUp,
             coalesced,
             skipped,
-            missing.count()));
+            missing.count(),
+            behind.count()));
     sb.append(
         String.format(
             Locale.ROOT,
@@ -151,6 +155,7 @@ record Verdict(
     private final Collector afterPause = new Collector();
     private final Collector afterPauseElsewhere = new Collector();
     private final Collector missing = new Collector();
+    private final Collector behind = new Collector();
     private final List<Slots> slots = new ArrayList<>();
     private final List<Long> lateness = new ArrayList<>();
 
@@ -178,6 +183,10 @@ record Verdict(
       missing.add(example, 0);
     }
 
+    void behind(String example) {
+      behind.add(example, 0);
+    }
+
     void slots(Slots s) {
       slots.add(s);
     }
@@ -200,6 +209,7 @@ record Verdict(
           afterPause.finding(),
           afterPauseElsewhere.finding(),
           missing.finding(),
+          behind.finding(),
           List.copyOf(slots),
           l);
     }

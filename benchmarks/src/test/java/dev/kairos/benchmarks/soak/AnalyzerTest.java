@@ -149,6 +149,19 @@ class AnalyzerTest {
   }
 
   @Test
+  void slotsAfterTheLastRun_areBehindNotMissing() {
+    allSlots();
+    for (long t = T0 + 12 * S; t <= T0 + 20 * S; t += S) {
+      long slot = t;
+      lines.removeIf(l -> l.contains("steady-c\t" + slot + "\t"));
+    }
+    Verdict v = verdict();
+    assertThat(v.passed()).isTrue();
+    assertThat(v.behind().count()).isEqualTo(4); // T0+12 .. T0+15; later ones are in the margin
+    assertThat(v.missing().count()).isZero();
+  }
+
+  @Test
   void slotsCoalescedByFireOnce_areNotMissing() {
     allSlots();
     for (long t = T0 + 9 * S; t <= T0 + 11 * S; t += S) {
