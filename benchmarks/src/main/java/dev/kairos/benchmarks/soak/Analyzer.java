@@ -32,9 +32,11 @@ import java.util.concurrent.TimeUnit;
  *       the blocking call and began before the run).
  *   <li><b>No missing slot</b> (steady jobs): every slot up to {@code horizon - margin} ran, was
  *       made up, was coalesced into a {@code fireOnce} run (its {@code missedFires}), or, under
- *       {@code skip}, fell into an outage: from {@code outage} before a kill until {@code outage}
- *       after the instance's restart. Slots after a job's last run are not missing but
- *       <em>behind</em>: the job had not caught up by the horizon (reported, not judged).
+ *       {@code skip}, was dropped because the job was behind: a gap of missing slots from {@code s}
+ *       is a skip when the next slot that ran is more than the job's misfire threshold after {@code
+ *       s} (the rule drops every missed slot at once and runs the next future one). Slots after a
+ *       job's last run are not missing but <em>behind</em>: the job had not caught up by the
+ *       horizon (reported, not judged).
  * </ul>
  *
  * Lateness (real start minus scheduled time) is measured over on-time runs of timetable slots.
@@ -48,22 +50,19 @@ final class Analyzer {
 
   private final Duration earlyTolerance;
   private final Duration margin;
-  private final Duration outage;
 
   /**
    * @param earlyTolerance a run this much before its slot is not yet early (clock granularity)
    * @param margin slots in this last part before the horizon are not required to have run
-   * @param outage how long before a kill and after a restart a {@code skip} job may drop slots
    */
-  Analyzer(Duration earlyTolerance, Duration margin, Duration outage) {
+  Analyzer(Duration earlyTolerance, Duration margin) {
     this.earlyTolerance = earlyTolerance;
     this.margin = margin;
-    this.outage = outage;
   }
 
-  /** The defaults: 1 ms early tolerance, 5 s margin, 5 s outage allowance. */
+  /** The defaults: 1 ms early tolerance, 5 s margin. */
   static Analyzer defaults() {
-    return new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5), Duration.ofSeconds(5));
+    return new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5));
   }
 
   Verdict analyze(Ledger ledger) {
@@ -264,6 +263,7 @@ final class Analyzer {
     }
     long last = ran.stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
     Verdict.Slots s = new Verdict.Slots(j.key(), j.policy());
+    List<Long> gap = new ArrayList<>(); // missing slots since the last one that ran
     for (long t = j.first(); t <= cutoff; t += j.period()) {
       s.expected++;
       if (t > last) {
@@ -272,36 +272,32 @@ final class Analyzer {
       } else if (ran.contains(t)) {
         s.ran++;
         s.madeUp += madeUp.contains(t) ? 1 : 0;
+        closeGap(j, gap, t, s, v);
       } else if (coalesced.contains(t)) {
         s.coalesced++;
-      } else if (j.policy() == Policy.SKIP && inOutage(ledger, t)) {
-        s.skipped++;
       } else {
+        gap.add(t);
+      }
+    }
+    closeGap(j, gap, Long.MAX_VALUE, s, v);
+    v.slots(s);
+  }
+
+  /** Judges a gap of missing slots ended by a run of slot {@code next}: skipped or missing. */
+  private static void closeGap(
+      Job j, List<Long> gap, long next, Verdict.Slots s, Verdict.Builder v) {
+    if (gap.isEmpty()) {
+      return;
+    }
+    if (j.policy() == Policy.SKIP && next != Long.MAX_VALUE && next - gap.get(0) > j.threshold()) {
+      s.skipped += gap.size();
+    } else {
+      for (long t : gap) {
         s.missing++;
         v.missing(j.key() + " (" + j.policy() + ") slot " + Verdict.time(t) + " never ran");
       }
     }
-    v.slots(s);
-  }
-
-  private boolean inOutage(Ledger ledger, long t) {
-    long allowance = TimeUnit.NANOSECONDS.toMicros(outage.toNanos());
-    for (Life dead : ledger.lives()) {
-      if (!dead.killed()) {
-        continue;
-      }
-      long restart = Ledger.NEVER;
-      for (Life next : ledger.lives()) {
-        if (next.slot().equals(dead.slot()) && next.start() >= dead.end()) {
-          restart = Math.min(restart, next.start());
-        }
-      }
-      long until = restart == Ledger.NEVER ? Ledger.NEVER : restart + allowance;
-      if (t >= dead.end() - allowance && t <= until) {
-        return true;
-      }
-    }
-    return false;
+    gap.clear();
   }
 
   private static void lateness(Ledger ledger, Map<String, Job> jobs, Verdict.Builder v) {

@@ -20,7 +20,7 @@ import java.util.stream.Stream;
  * <p>One line per fact, tab-separated, times in epoch microseconds of the machine's real clock:
  *
  * <pre>
- * JOB      key  periodMicros  firstSlotMicros  CATCH_UP|FIRE_ONCE|SKIP  steady|race
+ * JOB      key  periodMicros  firstSlotMicros  CATCH_UP|FIRE_ONCE|SKIP  steady|race  thresholdMicros
  * START    instance  micros          (the parent is about to launch it)
  * KILL     instance  micros          (SIGKILL delivered and the process gone)
  * STOP     instance  micros          (asked to stop gracefully)
@@ -62,9 +62,9 @@ record Ledger(
   /**
    * A fixed-rate job: slots at {@code first + k * period}. Steady jobs are never touched by the
    * API, so every slot is accounted for; race jobs are, so only duplicates, early runs and runs
-   * after pause are checked on them.
+   * after pause are checked on them. {@code threshold} is the misfire threshold (µs).
    */
-  record Job(String key, long period, long first, Policy policy, boolean steady) {
+  record Job(String key, long period, long first, Policy policy, boolean steady, long threshold) {
     boolean isSlot(long scheduled) {
       return scheduled >= first && (scheduled - first) % period == 0;
     }
@@ -162,7 +162,8 @@ record Ledger(
           Long.parseLong(f[2]),
           Long.parseLong(f[3]),
           Policy.valueOf(f[4]),
-          f[5].equals("steady"));
+          f[5].equals("steady"),
+          Long.parseLong(f[6]));
     }
 
     private static Run run(String[] f) {

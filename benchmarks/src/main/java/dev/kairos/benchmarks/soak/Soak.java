@@ -28,8 +28,7 @@ import java.util.stream.Stream;
  * independent ledger; at the end the {@link Analyzer} prints a verdict and the exit status is 1 if
  * any promise was broken.
  *
- * <p>{@code soak analyze DIR [--outage-s S]} analyzes the ledger of an earlier run again ({@code
- * S}: the outage allowance of {@code skip} jobs, 5 s by default; a clustered run used lease + 5 s).
+ * <p>{@code soak analyze DIR} analyzes the ledger of an earlier run again.
  */
 public final class Soak {
   private final SoakOptions o;
@@ -76,10 +75,8 @@ public final class Soak {
       SoakChild.main(a.subList(1, a.size()).toArray(String[]::new));
       return 0;
     }
-    if (!a.isEmpty() && a.get(0).equals("analyze") && (a.size() == 2 || a.size() == 4)) {
-      Duration outage = Duration.ofSeconds(a.size() == 4 ? Long.parseLong(a.get(3)) : 5);
-      Analyzer analyzer = new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5), outage);
-      Verdict v = analyzer.analyze(Ledger.read(Path.of(a.get(1))));
+    if (!a.isEmpty() && a.get(0).equals("analyze") && a.size() == 2) {
+      Verdict v = Analyzer.defaults().analyze(Ledger.read(Path.of(a.get(1))));
       System.out.print(v.render());
       return v.passed() ? 0 : 1;
     }
@@ -169,9 +166,16 @@ public final class Soak {
     SoakJobs jobs = new SoakJobs(o.period(), first, o.steadyJobs(), o.raceKeys());
     try (Scheduler s = SoakChild.scheduler(o, url, "creator", Duration.ZERO, ctx -> {})) {
       for (Ledger.Job j : jobs.all()) {
-        s.schedule(jobs.spec(j));
+        // A slow machine may create a job after its first slot: it then starts at the next one.
+        long firstSlot = s.schedule(jobs.spec(j)).next().map(LedgerFile::micros).orElse(j.first());
         events.append(
-            "JOB", j.key(), j.period(), j.first(), j.policy(), j.steady() ? "steady" : "race");
+            "JOB",
+            j.key(),
+            j.period(),
+            Math.max(j.first(), firstSlot),
+            j.policy(),
+            j.steady() ? "steady" : "race",
+            j.threshold());
       }
     }
   }
@@ -235,8 +239,7 @@ public final class Soak {
   }
 
   private int verdict() throws IOException {
-    Analyzer analyzer = new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5), o.outage());
-    Verdict v = analyzer.analyze(Ledger.read(o.dir()));
+    Verdict v = Analyzer.defaults().analyze(Ledger.read(o.dir()));
     StringBuilder sb = new StringBuilder(v.render());
     sb.insert(0, logSummary());
     if (schema == null) {

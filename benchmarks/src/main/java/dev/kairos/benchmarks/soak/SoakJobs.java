@@ -19,6 +19,9 @@ import java.util.concurrent.ThreadLocalRandom;
 record SoakJobs(Duration period, Instant first, int steady, int race) {
   static final String HANDLER = "soak";
 
+  /** The misfire threshold of the skip jobs. */
+  static final Duration SKIP_THRESHOLD = Duration.ofSeconds(5);
+
   /** Keys and policies of all jobs, steady ones first. */
   List<Ledger.Job> all() {
     List<Ledger.Job> jobs = new ArrayList<>();
@@ -26,12 +29,27 @@ record SoakJobs(Duration period, Instant first, int steady, int race) {
     long f = LedgerFile.micros(first);
     Policy[] policies = Policy.values();
     for (int i = 0; i < steady; i++) {
-      jobs.add(new Ledger.Job(String.format("steady-%02d", i), p, f, policies[i % 3], true));
+      Policy policy = policies[i % 3];
+      jobs.add(
+          new Ledger.Job(String.format("steady-%02d", i), p, f, policy, true, threshold(policy)));
     }
     for (int i = 0; i < race; i++) {
-      jobs.add(new Ledger.Job(String.format("race-%02d", i), p, f, Policy.FIRE_ONCE, false));
+      jobs.add(
+          new Ledger.Job(
+              String.format("race-%02d", i),
+              p,
+              f,
+              Policy.FIRE_ONCE,
+              false,
+              threshold(Policy.FIRE_ONCE)));
     }
     return jobs;
+  }
+
+  /** The misfire threshold of a policy, in µs: 5 s for skip, the default for the others. */
+  static long threshold(Policy policy) {
+    Duration t = policy == Policy.SKIP ? SKIP_THRESHOLD : Misfire.DEFAULT_THRESHOLD;
+    return t.toNanos() / 1_000;
   }
 
   /** The spec of one job. */
@@ -40,7 +58,7 @@ record SoakJobs(Duration period, Instant first, int steady, int race) {
         switch (job.policy()) {
           case CATCH_UP -> Misfire.catchUp();
           case FIRE_ONCE -> Misfire.fireOnce();
-          case SKIP -> Misfire.skip().threshold(Duration.ofSeconds(5));
+          case SKIP -> Misfire.skip().threshold(SKIP_THRESHOLD);
         };
     return JobSpec.named(job.key())
         .handler(HANDLER)

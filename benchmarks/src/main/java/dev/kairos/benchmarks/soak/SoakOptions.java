@@ -52,7 +52,7 @@ record SoakOptions(
   static final String USAGE =
       """
       usage: java -jar kairos-benchmarks.jar soak [options]
-             java -jar kairos-benchmarks.jar soak analyze DIR [--outage-s S]
+             java -jar kairos-benchmarks.jar soak analyze DIR
         --store h2|postgres   default h2 (an embedded file)
         --instances N         child JVMs at once; N > 1 needs postgres, clustered (default 1)
         --seconds S | --minutes M   length of the run (default 120 s)
@@ -76,11 +76,6 @@ record SoakOptions(
   /** True when the children share a clustered PostgreSQL store. */
   boolean clustered() {
     return instances > 1;
-  }
-
-  /** How long before a kill and after a restart a {@code skip} job may drop slots. */
-  Duration outage() {
-    return clustered() ? lease.plusSeconds(5) : Duration.ofSeconds(5);
   }
 
   static SoakOptions parse(List<String> args) {

@@ -100,7 +100,7 @@ record Verdict(
         String.format(
             Locale.ROOT,
             "steady slots: %,d expected in %d jobs: %,d ran (%,d made up), %,d coalesced"
-                + " (fireOnce), %,d skipped in outages, %,d missing, %,d behind%n",
+                + " (fireOnce), %,d skipped (behind, skip), %,d missing, %,d behind%n",
             expected,
             slots.size(),
             ran,
