@@ -33,10 +33,10 @@ import java.util.concurrent.TimeUnit;
  *   <li><b>No missing slot</b> (steady jobs): every slot up to {@code horizon - margin} ran, was
  *       made up, was coalesced into a {@code fireOnce} run (its {@code missedFires}), or, under
  *       {@code skip}, was dropped because the job was behind: a gap of missing slots from {@code s}
- *       is a skip when the next slot that ran is more than the job's misfire threshold after {@code
- *       s} (the rule drops every missed slot at once and runs the next future one). Slots after a
- *       job's last run are not missing but <em>behind</em>: the job had not caught up by the
- *       horizon (reported, not judged).
+ *       is a skip when the next run started more than the job's misfire threshold after {@code s}
+ *       (only then can the rule have found {@code s} behind; it drops every missed slot at once).
+ *       Slots after a job's last run are not missing but <em>behind</em>: the job had not caught up
+ *       by the horizon (reported, not judged).
  * </ul>
  *
  * Lateness (real start minus scheduled time) is measured over on-time runs of timetable slots.
@@ -247,12 +247,12 @@ final class Analyzer {
       horizon = ledger.runs().stream().mapToLong(Run::start).max().orElse(j.first());
     }
     long cutoff = horizon - TimeUnit.NANOSECONDS.toMicros(margin.toNanos());
-    Set<Long> ran = new HashSet<>();
+    Map<Long, Long> ran = new HashMap<>(); // slot -> earliest real start
     Set<Long> madeUp = new HashSet<>();
     TreeSet<Long> coalesced = new TreeSet<>();
     for (Run r : ledger.runs()) {
       if (r.key().equals(j.key()) && j.isSlot(r.scheduled())) {
-        ran.add(r.scheduled());
+        ran.merge(r.scheduled(), r.start(), Math::min);
         if (r.missed() > 0 && j.policy() == Policy.CATCH_UP) {
           madeUp.add(r.scheduled());
         }
@@ -261,7 +261,7 @@ final class Analyzer {
         }
       }
     }
-    long last = ran.stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+    long last = ran.keySet().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
     Verdict.Slots s = new Verdict.Slots(j.key(), j.policy());
     List<Long> gap = new ArrayList<>(); // missing slots since the last one that ran
     for (long t = j.first(); t <= cutoff; t += j.period()) {
@@ -269,10 +269,10 @@ final class Analyzer {
       if (t > last) {
         s.behind++;
         v.behind(j.key() + " (" + j.policy() + ") slot " + Verdict.time(t) + " not run yet");
-      } else if (ran.contains(t)) {
+      } else if (ran.containsKey(t)) {
         s.ran++;
         s.madeUp += madeUp.contains(t) ? 1 : 0;
-        closeGap(j, gap, t, s, v);
+        closeGap(j, gap, ran.get(t), s, v);
       } else if (coalesced.contains(t)) {
         s.coalesced++;
       } else {
@@ -283,7 +283,7 @@ final class Analyzer {
     v.slots(s);
   }
 
-  /** Judges a gap of missing slots ended by a run of slot {@code next}: skipped or missing. */
+  /** Judges a gap of missing slots ended by a run that started at {@code next}. */
   private static void closeGap(
       Job j, List<Long> gap, long next, Verdict.Slots s, Verdict.Builder v) {
     if (gap.isEmpty()) {
