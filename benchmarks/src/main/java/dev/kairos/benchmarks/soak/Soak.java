@@ -264,7 +264,8 @@ public final class Soak {
         for (String line : Files.readAllLines(p)) {
           warn += line.contains(" WARN ") ? 1 : 0;
           error += line.contains(" ERROR ") ? 1 : 0;
-          if (line.toLowerCase(Locale.ROOT).contains("deadlock detected")) {
+          // One per deadlock: the driver's exception, not the wrappers that quote it.
+          if (line.contains("PSQLException: ERROR: deadlock detected") && !line.contains("jdbi")) {
             deadlock++;
             firstDeadlock =
                 firstDeadlock == null ? p.getFileName() + ": " + line.strip() : firstDeadlock;
