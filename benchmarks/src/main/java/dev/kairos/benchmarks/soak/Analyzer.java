@@ -23,7 +23,8 @@ import java.util.concurrent.TimeUnit;
  * <ul>
  *   <li><b>No duplicate</b>: a (job, scheduled fire time, attempt) runs once. A second run counts
  *       as <em>at-least-once</em> (explained) when an instance that ran an earlier copy was killed
- *       after that copy started and before the second started; otherwise it is unexplained.
+ *       after that copy started and before the second started, or frozen (SIGSTOP) for a time that
+ *       overlaps the two; otherwise it is unexplained.
  *   <li><b>No early run</b>: a timetable slot never starts, by the real clock, before its scheduled
  *       time (less {@code earlyTolerance}).
  *   <li><b>No run after pause</b>: no run starts after a successful {@code pause()} or {@code
@@ -99,13 +100,20 @@ final class Analyzer {
       for (int i = 1; i < copies.size(); i++) {
         Run later = copies.get(i);
         long killedAfter = -1;
+        boolean frozen = false;
         for (Run earlier : copies.subList(0, i)) {
           Life l = lives.get(earlier.instance());
           if (l != null && l.killed() && l.end() >= earlier.start() && l.end() <= later.start()) {
             killedAfter = l.end() - earlier.start();
           }
+          for (Ledger.Freeze f : ledger.freezes()) {
+            frozen |=
+                f.instance().equals(earlier.instance())
+                    && f.from() <= later.start()
+                    && f.to() >= earlier.start();
+          }
         }
-        boolean explained = killedAfter >= 0;
+        boolean explained = killedAfter >= 0 || frozen;
         String example =
             later.key()
                 + " fire "
@@ -119,9 +127,9 @@ final class Analyzer {
                 + " on "
                 + later.instance()
                 + (later.recovery() ? " (recovery)" : "")
-                + (explained
+                + (killedAfter >= 0
                     ? "; killed " + Verdict.ms(killedAfter) + " after the first began"
-                    : "");
+                    : frozen ? "; the first one's instance was frozen (SIGSTOP) in between" : "");
         if (explained) {
           v.atLeastOnce(example);
         } else {

@@ -24,6 +24,8 @@ import java.util.stream.Stream;
  * START    instance  micros          (the parent is about to launch it)
  * KILL     instance  micros          (SIGKILL delivered and the process gone)
  * STOP     instance  micros          (asked to stop gracefully)
+ * FREEZE   instance  micros          (SIGSTOP delivered)
+ * THAW     instance  micros          (SIGCONT about to be delivered)
  * HORIZON  micros                    (faults and checks end here)
  * RUN      instance  key  scheduled  start  engineStart  attempt  missedFires  recovery
  * CALL     instance  id  key  op  begin
@@ -37,6 +39,7 @@ record Ledger(
     List<Run> runs,
     List<Call> calls,
     List<Life> lives,
+    List<Freeze> freezes,
     long horizon,
     int malformed) {
 
@@ -95,6 +98,9 @@ record Ledger(
    */
   record Life(String instance, String slot, long start, long end, boolean killed) {}
 
+  /** One SIGSTOP..SIGCONT of an instance; {@code to} is {@link #NEVER} if it was not thawed. */
+  record Freeze(String instance, long from, long to) {}
+
   /** Reads every {@code *.ledger} file of {@code dir}. */
   static Ledger read(Path dir) {
     List<String> lines = new ArrayList<>();
@@ -127,6 +133,8 @@ record Ledger(
     private final Map<String, String[]> begun = new HashMap<>();
     private final Map<String, String[]> done = new HashMap<>();
     private final Map<String, long[]> lives = new HashMap<>(); // start, end, killed
+    private final Map<String, long[]> freezes = new HashMap<>(); // instance/n -> from, to
+    private final Map<String, Integer> frozen = new HashMap<>(); // instance -> freezes so far
     private long horizon = NEVER;
     private int malformed;
 
@@ -148,6 +156,11 @@ record Ledger(
             l[2] = 1;
           }
           case "STOP" -> life(f[1])[1] = Math.min(life(f[1])[1], Long.parseLong(f[2]));
+          case "FREEZE" -> {
+            int n = frozen.merge(f[1], 1, Integer::sum);
+            freezes.put(f[1] + "/" + n, new long[] {Long.parseLong(f[2]), NEVER});
+          }
+          case "THAW" -> freezes.get(f[1] + "/" + frozen.get(f[1]))[1] = Long.parseLong(f[2]);
           case "HORIZON" -> horizon = Long.parseLong(f[1]);
           default -> malformed++;
         }
@@ -204,7 +217,9 @@ record Ledger(
           });
       List<Life> l = new ArrayList<>();
       lives.forEach((k, v) -> l.add(new Life(k, slotOf(k), v[0], v[1], v[2] == 1)));
-      return new Ledger(jobs, runs, calls, l, horizon, malformed);
+      List<Freeze> fz = new ArrayList<>();
+      freezes.forEach((k, v) -> fz.add(new Freeze(k.substring(0, k.lastIndexOf('/')), v[0], v[1])));
+      return new Ledger(jobs, runs, calls, l, fz, horizon, malformed);
     }
   }
 }

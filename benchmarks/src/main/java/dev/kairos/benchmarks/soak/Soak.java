@@ -23,10 +23,10 @@ import java.util.stream.Stream;
  * The soak harness: {@code java -jar kairos-benchmarks.jar soak [options]} (see {@link
  * SoakOptions#USAGE}). Runs real schedulers in child JVMs ({@link SoakChild}) over an H2 file or
  * PostgreSQL (several clustered instances, one optionally with a skewed clock), kills a child with
- * SIGKILL at random moments and restarts it, while API threads in every child race
- * schedule/pause/resume/triggerNow/unschedule against the runs. Every run and call goes to an
- * independent ledger; at the end the {@link Analyzer} prints a verdict and the exit status is 1 if
- * any promise was broken.
+ * SIGKILL at random moments and restarts it, optionally freezes one (SIGSTOP/SIGCONT) for longer
+ * than its lease, while API threads in every child race schedule/pause/resume/triggerNow/unschedule
+ * against the runs. Every run and call goes to an independent ledger; at the end the {@link
+ * Analyzer} prints a verdict and the exit status is 1 if any promise was broken.
  *
  * <p>{@code soak analyze DIR} analyzes the ledger of an earlier run again.
  */
@@ -116,7 +116,7 @@ public final class Soak {
         launch(c, first);
       }
       Instant horizon = first.plus(o.duration());
-      faults(first, horizon, first);
+      faults(horizon, first);
       sleepUntil(horizon);
       events.append("HORIZON", LedgerFile.nowMicros());
       stopAll();
@@ -199,29 +199,57 @@ public final class Soak {
         new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
   }
 
-  /** SIGKILLs a random child every ~{@code killEvery} and restarts it, until the quiet part. */
-  private void faults(Instant from, Instant horizon, Instant first) throws Exception {
-    if (o.killEvery().isZero()) {
-      return;
-    }
+  /**
+   * Until the quiet part: SIGKILLs a random child every ~{@code killEvery} and restarts it; freezes
+   * one (SIGSTOP, then SIGCONT after lease + 3 s) every ~{@code freezeEvery}.
+   */
+  private void faults(Instant horizon, Instant first) throws Exception {
     Instant quietFrom = horizon.minus(o.quiet());
+    Instant nextKill = after(Instant.now(), o.killEvery());
+    Instant nextFreeze = after(Instant.now(), o.freezeEvery());
     ThreadLocalRandom r = ThreadLocalRandom.current();
-    Instant next =
-        from.plusMillis(
-            r.nextLong(o.killEvery().toMillis() / 2, o.killEvery().toMillis() * 3 / 2 + 1));
-    while (next.isBefore(quietFrom)) {
+    while (true) {
+      boolean kill = nextKill.isBefore(nextFreeze);
+      Instant next = kill ? nextKill : nextFreeze;
+      if (!next.isBefore(quietFrom)) {
+        return;
+      }
       sleepUntil(next);
       Child c = children.get(r.nextInt(children.size()));
-      c.process.destroyForcibly(); // SIGKILL
-      c.process.waitFor();
-      events.append("KILL", c.instance, LedgerFile.nowMicros());
-      System.out.printf("%s SIGKILL %s%n", Instant.now(), c.instance);
-      Thread.sleep(r.nextLong(o.down().toMillis() + 1));
-      launch(c, first);
-      next =
-          Instant.now()
-              .plusMillis(
-                  r.nextLong(o.killEvery().toMillis() / 2, o.killEvery().toMillis() * 3 / 2 + 1));
+      if (kill) {
+        c.process.destroyForcibly(); // SIGKILL
+        c.process.waitFor();
+        events.append("KILL", c.instance, LedgerFile.nowMicros());
+        System.out.printf("%s SIGKILL %s%n", Instant.now(), c.instance);
+        Thread.sleep(r.nextLong(o.down().toMillis() + 1));
+        launch(c, first);
+        nextKill = after(Instant.now(), o.killEvery());
+      } else {
+        signal("STOP", c);
+        events.append("FREEZE", c.instance, LedgerFile.nowMicros());
+        System.out.printf("%s SIGSTOP %s%n", Instant.now(), c.instance);
+        Thread.sleep(o.lease().plusSeconds(3).toMillis());
+        events.append("THAW", c.instance, LedgerFile.nowMicros());
+        signal("CONT", c);
+        nextFreeze = after(Instant.now(), o.freezeEvery());
+      }
+    }
+  }
+
+  /** A random moment ½–1½ {@code mean} after {@code t}; far in the future for a zero mean. */
+  private static Instant after(Instant t, Duration mean) {
+    if (mean.isZero()) {
+      return Instant.MAX;
+    }
+    long ms = mean.toMillis();
+    return t.plusMillis(ThreadLocalRandom.current().nextLong(ms / 2, ms * 3 / 2 + 1));
+  }
+
+  private static void signal(String name, Child c) throws IOException, InterruptedException {
+    String pid = String.valueOf(c.process.pid());
+    int status = new ProcessBuilder("kill", "-" + name, pid).inheritIO().start().waitFor();
+    if (status != 0) {
+      throw new IllegalStateException("kill -" + name + " " + pid + " failed: " + status);
     }
   }
 

@@ -14,6 +14,7 @@ import java.util.Map;
  * @param instances child JVMs running at once; more than one needs PostgreSQL and runs clustered
  * @param duration from the first slot to the horizon, when faults stop and the children are stopped
  * @param killEvery mean interval between two SIGKILLs (uniform in [½, 1½] of it); zero for none
+ * @param freezeEvery mean interval between two SIGSTOPs (each held for lease + 3 s); zero for none
  * @param down longest pause between a kill and the restart (uniform in [0, down])
  * @param quiet no kill in this last part of the run, so the last restart can catch up
  * @param apiThreads threads per child calling schedule/pause/resume/triggerNow/unschedule
@@ -34,6 +35,7 @@ record SoakOptions(
     int instances,
     Duration duration,
     Duration killEvery,
+    Duration freezeEvery,
     Duration down,
     Duration quiet,
     int apiThreads,
@@ -57,6 +59,8 @@ record SoakOptions(
         --instances N         child JVMs at once; N > 1 needs postgres, clustered (default 1)
         --seconds S | --minutes M   length of the run (default 120 s)
         --kill-every S        mean seconds between SIGKILLs; 0 for none (default 20)
+        --freeze-every S      mean seconds between SIGSTOPs of a child, each held for
+                              lease + 3 s; 0 for none (default 0)
         --down-ms N           longest pause before a killed child restarts (default 1000)
         --quiet S             no kill in the last S seconds (default 15; clustered: lease + 15)
         --api-threads N       API race threads per child (default 4)
@@ -124,6 +128,7 @@ record SoakOptions(
             instances,
             duration,
             Duration.ofSeconds(integer(a, "--kill-every", 20, 0)),
+            Duration.ofSeconds(integer(a, "--freeze-every", 0, 0)),
             Duration.ofMillis(integer(a, "--down-ms", 1000, 0)),
             quiet,
             integer(a, "--api-threads", 4, 0),

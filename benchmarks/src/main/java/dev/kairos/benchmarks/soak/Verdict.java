@@ -72,7 +72,7 @@ record Verdict(
     line(sb, "unexplained duplicates", duplicates, false);
     line(
         sb,
-        "at-least-once duplicates (an instance was killed during the earlier copy)",
+        "at-least-once duplicates (the earlier copy's instance was killed or frozen)",
         atLeastOnce,
         false);
     line(sb, "early runs", early, true);

@@ -92,6 +92,19 @@ class AnalyzerTest {
   }
 
   @Test
+  void sameFireAgainWhileItsInstanceWasFrozen_isAtLeastOnce() {
+    allSlots();
+    add("FREEZE", "s0.g0", T0 + 4 * S + 100_000);
+    add("THAW", "s0.g0", T0 + 13 * S);
+    add("START", "s1.g0", T0 - 5 * S);
+    run("s1.g0", "steady-c", T0 + 4 * S, T0 + 11 * S, 0); // recovered after the lease
+    Verdict v = verdict();
+    assertThat(v.duplicates().count()).isZero();
+    assertThat(v.atLeastOnce().count()).isEqualTo(1);
+    assertThat(v.atLeastOnce().examples().get(0)).contains("frozen");
+  }
+
+  @Test
   void runBeforeItsSlot_isEarly() {
     allSlots();
     lines.removeIf(l -> l.contains("steady-f\t" + (T0 + 7 * S) + "\t"));
