@@ -93,13 +93,14 @@ public final class Soak {
 
   private int soak() throws Exception {
     System.out.printf(
-        "soak: %s, %d instance(s)%s, %d s, SIGKILL every ~%d s, %d API threads on %d keys,"
+        "soak: %s, %d instance(s)%s, %d s, SIGKILL every ~%d s%s, %d API threads on %d keys,"
             + " %d steady jobs, period %d ms; ledger in %s%n",
         o.store(),
         o.instances(),
         o.clustered() ? " clustered" + (o.skew().isZero() ? "" : ", s1 skewed " + o.skew()) : "",
         o.duration().toSeconds(),
         o.killEvery().toSeconds(),
+        o.freezeEvery().isZero() ? "" : ", SIGSTOP every ~" + o.freezeEvery().toSeconds() + " s",
         o.apiThreads(),
         o.raceKeys(),
         o.steadyJobs(),
