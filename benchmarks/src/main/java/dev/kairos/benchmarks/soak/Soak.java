@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -108,8 +109,7 @@ public final class Soak {
         o.dir().toAbsolutePath());
     prepareStore();
     try {
-      Instant first =
-          Instant.now().plusSeconds(8).truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+      Instant first = Instant.now().plusSeconds(8).truncatedTo(ChronoUnit.SECONDS);
       createJobs(first);
       for (int i = 0; i < o.instances(); i++) {
         Child c = new Child("s" + i);

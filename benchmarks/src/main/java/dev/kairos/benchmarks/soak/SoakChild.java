@@ -1,11 +1,13 @@
 package dev.kairos.benchmarks.soak;
 
+import dev.kairos.Job;
 import dev.kairos.JobContext;
 import dev.kairos.Scheduler;
 import dev.kairos.benchmarks.soak.Ledger.Op;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.jdbc.JdbcStore;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -94,11 +96,16 @@ final class SoakChild {
     closed.await();
   }
 
+  /**
+   * A scheduler as every soak instance builds it: over the run's store ({@code url} is the H2
+   * directory or the PostgreSQL URL), clustered when several instances run, with a 5 s grace period
+   * and the soak's one handler.
+   */
   static Scheduler scheduler(
-      SoakOptions o, String url, String instanceId, Duration skew, dev.kairos.Job handler) {
+      SoakOptions o, String url, String instanceId, Duration skew, Job handler) {
     JdbcStore store =
         o.store().equals("h2")
-            ? JdbcStore.h2(java.nio.file.Path.of(url))
+            ? JdbcStore.h2(Path.of(url))
             : JdbcStore.builder()
                 .url(url)
                 .user(o.pgUser())

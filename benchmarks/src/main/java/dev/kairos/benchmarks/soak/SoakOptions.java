@@ -2,6 +2,7 @@ package dev.kairos.benchmarks.soak;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -121,7 +122,7 @@ record SoakOptions(
             "target/soak/"
                 + store
                 + "-"
-                + java.time.LocalDateTime.now().withNano(0).toString().replace(':', '-'));
+                + LocalDateTime.now().withNano(0).toString().replace(':', '-'));
     SoakOptions o =
         new SoakOptions(
             store,
