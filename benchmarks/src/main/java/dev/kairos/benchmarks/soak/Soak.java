@@ -81,6 +81,10 @@ public final class Soak {
       System.out.print(v.render());
       return v.passed() ? 0 : 1;
     }
+    if (a.contains("--help")) {
+      System.out.print(SoakOptions.USAGE);
+      return 0;
+    }
     SoakOptions o;
     try {
       o = SoakOptions.parse(a);
