@@ -29,6 +29,10 @@ public final class Runner {
   }
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 0 && args[0].equals("soak")) {
+      System.exit(
+          dev.kairos.benchmarks.soak.Soak.run(java.util.Arrays.copyOfRange(args, 1, args.length)));
+    }
     Options o;
     try {
       o = Options.parse(args);

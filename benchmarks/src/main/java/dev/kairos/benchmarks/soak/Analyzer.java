@@ -1,0 +1,323 @@
+package dev.kairos.benchmarks.soak;
+
+import dev.kairos.benchmarks.soak.Ledger.Call;
+import dev.kairos.benchmarks.soak.Ledger.Job;
+import dev.kairos.benchmarks.soak.Ledger.Life;
+import dev.kairos.benchmarks.soak.Ledger.Op;
+import dev.kairos.benchmarks.soak.Ledger.Policy;
+import dev.kairos.benchmarks.soak.Ledger.Run;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Checks a {@link Ledger} against Kairos's promises and returns a {@link Verdict}:
+ *
+ * <ul>
+ *   <li><b>No duplicate</b>: a (job, scheduled fire time, attempt) runs once. A second run counts
+ *       as <em>at-least-once</em> (explained) when an instance that ran an earlier copy was killed
+ *       after that copy started and before the second started, or frozen (SIGSTOP) for a time that
+ *       overlaps the two; otherwise it is unexplained.
+ *   <li><b>No early run</b>: a timetable slot never starts, by the real clock, before its scheduled
+ *       time (less {@code earlyTolerance}).
+ *   <li><b>No run after pause</b>: no run starts after a successful {@code pause()} or {@code
+ *       unschedule()} of its job returned, unless a {@code resume()}, {@code triggerNow()} or
+ *       {@code schedule()} of that job may have taken effect since (one that overlaps or follows
+ *       the blocking call and began before the run).
+ *   <li><b>No missing slot</b> (steady jobs): every slot up to {@code horizon - margin} ran, was
+ *       made up, was coalesced into a {@code fireOnce} run (its {@code missedFires}), or, under
+ *       {@code skip}, was dropped because the job was behind: a gap of missing slots from {@code s}
+ *       is a skip when the next run started more than the job's misfire threshold after {@code s}
+ *       (only then can the rule have found {@code s} behind; it drops every missed slot at once).
+ *       Slots after a job's last run are not missing but <em>behind</em>: the job had not caught up
+ *       by the horizon (reported, not judged).
+ * </ul>
+ *
+ * Lateness (real start minus scheduled time) is measured over on-time runs of timetable slots.
+ */
+final class Analyzer {
+  /** How many examples each finding lists. */
+  static final int EXAMPLES = 10;
+
+  /** Calls that began this long (µs) before a blocking call are not searched for licences. */
+  private static final long LONGEST_CALL = TimeUnit.MINUTES.toMicros(1);
+
+  private final Duration earlyTolerance;
+  private final Duration margin;
+
+  /**
+   * @param earlyTolerance a run this much before its slot is not yet early (clock granularity)
+   * @param margin slots in this last part before the horizon are not required to have run
+   */
+  Analyzer(Duration earlyTolerance, Duration margin) {
+    this.earlyTolerance = earlyTolerance;
+    this.margin = margin;
+  }
+
+  /** The defaults: 1 ms early tolerance, 5 s margin. */
+  static Analyzer defaults() {
+    return new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5));
+  }
+
+  Verdict analyze(Ledger ledger) {
+    Verdict.Builder v = new Verdict.Builder(ledger);
+    Map<String, Job> jobs = new HashMap<>();
+    ledger.jobs().forEach(j -> jobs.put(j.key(), j));
+    duplicates(ledger, v);
+    early(ledger, jobs, v);
+    afterPause(ledger, v);
+    for (Job j : ledger.jobs()) {
+      if (j.steady()) {
+        slots(ledger, j, v);
+      }
+    }
+    lateness(ledger, jobs, v);
+    return v.build();
+  }
+
+  private static void duplicates(Ledger ledger, Verdict.Builder v) {
+    Map<String, Life> lives = new HashMap<>();
+    ledger.lives().forEach(l -> lives.put(l.instance(), l));
+    Map<String, List<Run>> byFire = new HashMap<>();
+    for (Run r : ledger.runs()) {
+      byFire
+          .computeIfAbsent(
+              r.key() + "@" + r.scheduled() + "#" + r.attempt(), k -> new ArrayList<>())
+          .add(r);
+    }
+    for (List<Run> copies : byFire.values()) {
+      if (copies.size() < 2) {
+        continue;
+      }
+      copies.sort(Comparator.comparingLong(Run::start));
+      for (int i = 1; i < copies.size(); i++) {
+        Run later = copies.get(i);
+        long killedAfter = -1;
+        boolean frozen = false;
+        for (Run earlier : copies.subList(0, i)) {
+          Life l = lives.get(earlier.instance());
+          if (l != null && l.killed() && l.end() >= earlier.start() && l.end() <= later.start()) {
+            killedAfter = l.end() - earlier.start();
+          }
+          for (Ledger.Freeze f : ledger.freezes()) {
+            frozen |=
+                f.instance().equals(earlier.instance())
+                    && f.from() <= later.start()
+                    && f.to() >= earlier.start();
+          }
+        }
+        boolean explained = killedAfter >= 0 || frozen;
+        String example =
+            later.key()
+                + " fire "
+                + Verdict.time(later.scheduled())
+                + ": runs at "
+                + Verdict.time(copies.get(0).start())
+                + " on "
+                + copies.get(0).instance()
+                + " and "
+                + Verdict.time(later.start())
+                + " on "
+                + later.instance()
+                + (later.recovery() ? " (recovery)" : "")
+                + (killedAfter >= 0
+                    ? "; killed " + Verdict.ms(killedAfter) + " after the first began"
+                    : frozen ? "; the first one's instance was frozen (SIGSTOP) in between" : "");
+        if (explained) {
+          v.atLeastOnce(example);
+        } else {
+          v.duplicate(example);
+        }
+      }
+    }
+  }
+
+  private void early(Ledger ledger, Map<String, Job> jobs, Verdict.Builder v) {
+    long tolerance = TimeUnit.NANOSECONDS.toMicros(earlyTolerance.toNanos());
+    for (Run r : ledger.runs()) {
+      Job j = jobs.get(r.key());
+      if (j != null && r.attempt() == 1 && j.isSlot(r.scheduled())) {
+        long by = r.scheduled() - r.start();
+        if (by > tolerance) {
+          v.early(
+              r.key()
+                  + " fire "
+                  + Verdict.time(r.scheduled())
+                  + " ran "
+                  + Verdict.ms(by)
+                  + " early on "
+                  + r.instance(),
+              by);
+        }
+      }
+    }
+  }
+
+  private static void afterPause(Ledger ledger, Verdict.Builder v) {
+    Map<String, List<Call>> blockers = new HashMap<>();
+    Map<String, List<Call>> licences = new HashMap<>();
+    for (Call c : ledger.calls()) {
+      boolean blocks = (c.op() == Op.PAUSE || c.op() == Op.UNSCHEDULE) && c.result();
+      if (blocks && c.end() != Ledger.NEVER) {
+        blockers.computeIfAbsent(c.key(), k -> new ArrayList<>()).add(c);
+      } else if (c.op() == Op.RESUME || c.op() == Op.TRIGGER || c.op() == Op.SCHEDULE) {
+        licences.computeIfAbsent(c.key(), k -> new ArrayList<>()).add(c);
+      }
+    }
+    blockers.values().forEach(l -> l.sort(Comparator.comparingLong(Call::end)));
+    licences.values().forEach(l -> l.sort(Comparator.comparingLong(Call::begin)));
+    for (Run r : ledger.runs()) {
+      List<Call> b = blockers.get(r.key());
+      if (b == null) {
+        continue;
+      }
+      long runStart = Math.min(r.start(), r.engineStart());
+      Call blocker = lastEndingBefore(b, runStart);
+      if (blocker == null || licensed(licences.get(r.key()), blocker, runStart)) {
+        continue;
+      }
+      long by = runStart - blocker.end();
+      boolean here = Ledger.slotOf(blocker.instance()).equals(Ledger.slotOf(r.instance()));
+      v.afterPause(
+          here,
+          r.key()
+              + " fire "
+              + Verdict.time(r.scheduled())
+              + " started "
+              + Verdict.ms(by)
+              + " after "
+              + blocker.op().name().toLowerCase()
+              + "() returned at "
+              + Verdict.time(blocker.end())
+              + " on "
+              + blocker.instance()
+              + " (run on "
+              + r.instance()
+              + ")",
+          by);
+    }
+  }
+
+  /** The call of {@code sortedByEnd} that returned last before {@code t}, or null. */
+  private static Call lastEndingBefore(List<Call> sortedByEnd, long t) {
+    int lo = 0;
+    int hi = sortedByEnd.size();
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sortedByEnd.get(mid).end() < t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo == 0 ? null : sortedByEnd.get(lo - 1);
+  }
+
+  /**
+   * True if a call that may undo {@code blocker} began before {@code t} and ended after it began.
+   */
+  private static boolean licensed(List<Call> sortedByBegin, Call blocker, long t) {
+    if (sortedByBegin == null) {
+      return false;
+    }
+    int lo = 0;
+    int hi = sortedByBegin.size();
+    while (lo < hi) { // the first call that began at or after t
+      int mid = (lo + hi) >>> 1;
+      if (sortedByBegin.get(mid).begin() < t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    for (int i = lo - 1; i >= 0; i--) {
+      Call c = sortedByBegin.get(i);
+      if (c.end() > blocker.begin()) {
+        return true;
+      }
+      if (c.begin() < blocker.begin() - LONGEST_CALL) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  private void slots(Ledger ledger, Job j, Verdict.Builder v) {
+    long horizon = ledger.horizon();
+    if (horizon == Ledger.NEVER) { // a run cut short: up to its last recorded run
+      horizon = ledger.runs().stream().mapToLong(Run::start).max().orElse(j.first());
+    }
+    long cutoff = horizon - TimeUnit.NANOSECONDS.toMicros(margin.toNanos());
+    Map<Long, Long> ran = new HashMap<>(); // slot -> earliest real start
+    Set<Long> madeUp = new HashSet<>();
+    TreeSet<Long> coalesced = new TreeSet<>();
+    for (Run r : ledger.runs()) {
+      if (r.key().equals(j.key()) && j.isSlot(r.scheduled())) {
+        ran.merge(r.scheduled(), r.start(), Math::min);
+        if (r.missed() > 0 && j.policy() == Policy.CATCH_UP) {
+          madeUp.add(r.scheduled());
+        }
+        for (int k = 1; k < r.missed() && j.policy() == Policy.FIRE_ONCE; k++) {
+          coalesced.add(r.scheduled() - k * j.period());
+        }
+      }
+    }
+    long last = ran.keySet().stream().mapToLong(Long::longValue).max().orElse(Long.MIN_VALUE);
+    Verdict.Slots s = new Verdict.Slots(j.key(), j.policy());
+    List<Long> gap = new ArrayList<>(); // missing slots since the last one that ran
+    for (long t = j.first(); t <= cutoff; t += j.period()) {
+      s.expected++;
+      if (t > last) {
+        s.behind++;
+        v.behind(j.key() + " (" + j.policy() + ") slot " + Verdict.time(t) + " not run yet");
+      } else if (ran.containsKey(t)) {
+        s.ran++;
+        s.madeUp += madeUp.contains(t) ? 1 : 0;
+        closeGap(j, gap, ran.get(t), s, v);
+      } else if (coalesced.contains(t)) {
+        s.coalesced++;
+      } else {
+        gap.add(t);
+      }
+    }
+    closeGap(j, gap, Long.MAX_VALUE, s, v);
+    v.slots(s);
+  }
+
+  /** Judges a gap of missing slots ended by a run that started at {@code next}. */
+  private static void closeGap(
+      Job j, List<Long> gap, long next, Verdict.Slots s, Verdict.Builder v) {
+    if (gap.isEmpty()) {
+      return;
+    }
+    if (j.policy() == Policy.SKIP && next != Long.MAX_VALUE && next - gap.get(0) > j.threshold()) {
+      s.skipped += gap.size();
+    } else {
+      for (long t : gap) {
+        s.missing++;
+        v.missing(j.key() + " (" + j.policy() + ") slot " + Verdict.time(t) + " never ran");
+      }
+    }
+    gap.clear();
+  }
+
+  private static void lateness(Ledger ledger, Map<String, Job> jobs, Verdict.Builder v) {
+    for (Run r : ledger.runs()) {
+      Job j = jobs.get(r.key());
+      if (j != null
+          && r.attempt() == 1
+          && r.missed() == 0
+          && !r.recovery()
+          && j.isSlot(r.scheduled())) {
+        v.lateness(r.start() - r.scheduled());
+      }
+    }
+  }
+}

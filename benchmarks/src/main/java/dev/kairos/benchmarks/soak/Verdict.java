@@ -1,0 +1,235 @@
+package dev.kairos.benchmarks.soak;
+
+import dev.kairos.benchmarks.soak.Ledger.Policy;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What the {@link Analyzer} found: counts and examples of each violation, the misfire accounting of
+ * every steady job, and lateness percentiles. {@link #passed()} is false on any unexplained
+ * duplicate, early run, run after pause or missing slot.
+ */
+record Verdict(
+    int runs,
+    int instances,
+    int kills,
+    int calls,
+    int malformed,
+    Finding duplicates,
+    Finding atLeastOnce,
+    Finding early,
+    Finding afterPause,
+    Finding afterPauseElsewhere,
+    Finding missing,
+    Finding behind,
+    List<Slots> slots,
+    long[] latenessMicros) {
+
+  /** True when no promise was broken. */
+  boolean passed() {
+    return duplicates.count() == 0
+        && early.count() == 0
+        && afterPause.count() == 0
+        && missing.count() == 0;
+  }
+
+  /** How many violations of one kind, the first {@link Analyzer#EXAMPLES} of them, the worst. */
+  record Finding(int count, List<String> examples, long worstMicros) {}
+
+  /** The slot accounting of one steady job. */
+  static final class Slots {
+    final String key;
+    final Policy policy;
+    int expected;
+    int ran;
+    int madeUp;
+    int coalesced;
+    int skipped;
+    int missing;
+    int behind;
+
+    Slots(String key, Policy policy) {
+      this.key = key;
+      this.policy = policy;
+    }
+  }
+
+  /** The verdict as text: one line per invariant, then examples, accounting and lateness. */
+  String render() {
+    StringBuilder sb = new StringBuilder();
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "ledger: %,d runs, %,d API calls, %d instances, %d SIGKILLs, %d malformed lines%n",
+            runs,
+            calls,
+            instances,
+            kills,
+            malformed));
+    line(sb, "unexplained duplicates", duplicates, false);
+    line(
+        sb,
+        "at-least-once duplicates (the earlier copy's instance was killed or frozen)",
+        atLeastOnce,
+        false);
+    line(sb, "early runs", early, true);
+    line(sb, "runs after pause/unschedule returned", afterPause, true);
+    line(
+        sb,
+        "runs on another instance after pause/unschedule returned (not judged)",
+        afterPauseElsewhere,
+        true);
+    line(sb, "missing slots", missing, false);
+    line(sb, "slots not run yet at the horizon (job behind; not judged)", behind, false);
+    int expected = 0;
+    int ran = 0;
+    int madeUp = 0;
+    int coalesced = 0;
+    int skipped = 0;
+    for (Slots s : slots) {
+      expected += s.expected;
+      ran += s.ran;
+      madeUp += s.madeUp;
+      coalesced += s.coalesced;
+      skipped += s.skipped;
+    }
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "steady slots: %,d expected in %d jobs: %,d ran (%,d made up), %,d coalesced"
+                + " (fireOnce), %,d skipped (behind, skip), %,d missing, %,d behind%n",
+            expected,
+            slots.size(),
+            ran,
+            madeUp,
+            coalesced,
+            skipped,
+            missing.count(),
+            behind.count()));
+    sb.append(
+        String.format(
+            Locale.ROOT,
+            "lateness of on-time runs (%,d): p50 %s, p90 %s, p99 %s, max %s%n",
+            latenessMicros.length,
+            ms(pct(0.50)),
+            ms(pct(0.90)),
+            ms(pct(0.99)),
+            ms(pct(1.0))));
+    sb.append("VERDICT: ").append(passed() ? "PASS" : "FAIL").append('\n');
+    return sb.toString();
+  }
+
+  private static void line(StringBuilder sb, String what, Finding f, boolean worst) {
+    sb.append(String.format(Locale.ROOT, "%-74s %,d", what + ":", f.count()));
+    if (worst && f.count() > 0) {
+      sb.append(" (worst ").append(ms(f.worstMicros())).append(')');
+    }
+    sb.append('\n');
+    f.examples().forEach(e -> sb.append("    e.g. ").append(e).append('\n'));
+  }
+
+  private long pct(double p) {
+    if (latenessMicros.length == 0) {
+      return 0;
+    }
+    return latenessMicros[Math.max(0, (int) Math.ceil(p * latenessMicros.length) - 1)];
+  }
+
+  static String ms(long micros) {
+    return String.format(Locale.ROOT, "%.1f ms", micros / 1000.0);
+  }
+
+  static String time(long micros) {
+    return Instant.EPOCH.plus(micros, ChronoUnit.MICROS).toString();
+  }
+
+  /** Collects findings while the analyzer walks the ledger. */
+  static final class Builder {
+    private final Ledger ledger;
+    private final Collector duplicates = new Collector();
+    private final Collector atLeastOnce = new Collector();
+    private final Collector early = new Collector();
+    private final Collector afterPause = new Collector();
+    private final Collector afterPauseElsewhere = new Collector();
+    private final Collector missing = new Collector();
+    private final Collector behind = new Collector();
+    private final List<Slots> slots = new ArrayList<>();
+    private final List<Long> lateness = new ArrayList<>();
+
+    Builder(Ledger ledger) {
+      this.ledger = ledger;
+    }
+
+    void duplicate(String example) {
+      duplicates.add(example, 0);
+    }
+
+    void atLeastOnce(String example) {
+      atLeastOnce.add(example, 0);
+    }
+
+    void early(String example, long byMicros) {
+      early.add(example, byMicros);
+    }
+
+    void afterPause(boolean sameInstance, String example, long byMicros) {
+      (sameInstance ? afterPause : afterPauseElsewhere).add(example, byMicros);
+    }
+
+    void missing(String example) {
+      missing.add(example, 0);
+    }
+
+    void behind(String example) {
+      behind.add(example, 0);
+    }
+
+    void slots(Slots s) {
+      slots.add(s);
+    }
+
+    void lateness(long micros) {
+      lateness.add(micros);
+    }
+
+    Verdict build() {
+      long[] l = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
+      return new Verdict(
+          ledger.runs().size(),
+          ledger.lives().size(),
+          (int) ledger.lives().stream().filter(Ledger.Life::killed).count(),
+          ledger.calls().size(),
+          ledger.malformed(),
+          duplicates.finding(),
+          atLeastOnce.finding(),
+          early.finding(),
+          afterPause.finding(),
+          afterPauseElsewhere.finding(),
+          missing.finding(),
+          behind.finding(),
+          List.copyOf(slots),
+          l);
+    }
+  }
+
+  private static final class Collector {
+    private int count;
+    private long worst;
+    private final List<String> examples = new ArrayList<>();
+
+    void add(String example, long micros) {
+      count++;
+      worst = Math.max(worst, micros);
+      if (examples.size() < Analyzer.EXAMPLES) {
+        examples.add(example);
+      }
+    }
+
+    Finding finding() {
+      return new Finding(count, List.copyOf(examples), worst);
+    }
+  }
+}

@@ -1,0 +1,205 @@
+package dev.kairos.benchmarks.soak;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The analyzer on synthetic ledgers: a clean ledger passes, and each broken promise is found,
+ * counted and named, while what the promises allow (a duplicate across a kill, a trigger after a
+ * pause, a slot coalesced or skipped while behind) is not.
+ */
+class AnalyzerTest {
+  private static final long S = 1_000_000; // one second in µs
+  private static final long T0 = 1_800_000_000L * S;
+
+  /** A ledger under construction: one instance, jobs with 1 s slots from T0, horizon T0 + 20 s. */
+  private final List<String> lines = new ArrayList<>();
+
+  AnalyzerTest() {
+    add("JOB", "steady-c", S, T0, "CATCH_UP", "steady", S);
+    add("JOB", "steady-f", S, T0, "FIRE_ONCE", "steady", S);
+    add("JOB", "race-0", S, T0, "FIRE_ONCE", "race", S);
+    add("START", "s0.g0", T0 - 5 * S);
+    add("STOP", "s0.g0", T0 + 20 * S);
+    add("HORIZON", T0 + 20 * S);
+  }
+
+  private void add(Object... fields) {
+    StringBuilder sb = new StringBuilder();
+    for (Object f : fields) {
+      sb.append(sb.length() == 0 ? "" : "\t").append(f);
+    }
+    lines.add(sb.toString());
+  }
+
+  private void run(String instance, String key, long scheduled, long start, int missed) {
+    add("RUN", instance, key, scheduled, start, start, 1, missed, false);
+  }
+
+  /** Every slot of both steady jobs up to the horizon, 3 ms late, on instance s0.g0. */
+  private void allSlots() {
+    for (long t = T0; t <= T0 + 20 * S; t += S) {
+      run("s0.g0", "steady-c", t, t + 3_000, 0);
+      run("s0.g0", "steady-f", t, t + 3_000, 0);
+    }
+  }
+
+  private void call(String id, String key, String op, long begin, long end, boolean result) {
+    add("CALL", "s0.g0", id, key, op, begin);
+    add("DONE", "s0.g0", id, end, result);
+  }
+
+  private Verdict verdict() {
+    return Analyzer.defaults().analyze(Ledger.parse(lines));
+  }
+
+  @Test
+  void cleanLedger_passes() {
+    allSlots();
+    Verdict v = verdict();
+    assertThat(v.passed()).isTrue();
+    assertThat(v.slots()).allSatisfy(s -> assertThat(s.ran).isEqualTo(16)); // up to horizon - 5 s
+    assertThat(v.latenessMicros()).hasSize(42).containsOnly(3_000L);
+    assertThat(v.render()).contains("VERDICT: PASS").contains("p99 3.0 ms");
+  }
+
+  @Test
+  void sameFireTwiceWithoutKill_isAnUnexplainedDuplicate() {
+    allSlots();
+    run("s0.g0", "steady-c", T0 + 4 * S, T0 + 6 * S, 0);
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.duplicates().count()).isEqualTo(1);
+    assertThat(v.duplicates().examples().get(0)).contains("steady-c").contains(":04Z");
+    assertThat(v.atLeastOnce().count()).isZero();
+  }
+
+  @Test
+  void sameFireAgainAfterItsInstanceWasKilled_isAtLeastOnce() {
+    lines.removeIf(l -> l.startsWith("STOP"));
+    add("KILL", "s0.g0", T0 + 4 * S + 500_000);
+    add("START", "s0.g1", T0 + 5 * S);
+    add("STOP", "s0.g1", T0 + 20 * S);
+    allSlots();
+    run("s0.g1", "steady-c", T0 + 4 * S, T0 + 6 * S, 1); // re-run of the fire in flight
+    Verdict v = verdict();
+    assertThat(v.passed()).isTrue();
+    assertThat(v.atLeastOnce().count()).isEqualTo(1);
+    assertThat(v.duplicates().count()).isZero();
+  }
+
+  @Test
+  void sameFireAgainWhileItsInstanceWasFrozen_isAtLeastOnce() {
+    allSlots();
+    add("FREEZE", "s0.g0", T0 + 4 * S + 100_000);
+    add("THAW", "s0.g0", T0 + 13 * S);
+    add("START", "s1.g0", T0 - 5 * S);
+    run("s1.g0", "steady-c", T0 + 4 * S, T0 + 11 * S, 0); // recovered after the lease
+    Verdict v = verdict();
+    assertThat(v.duplicates().count()).isZero();
+    assertThat(v.atLeastOnce().count()).isEqualTo(1);
+    assertThat(v.atLeastOnce().examples().get(0)).contains("frozen");
+  }
+
+  @Test
+  void runBeforeItsSlot_isEarly() {
+    allSlots();
+    lines.removeIf(l -> l.contains("steady-f\t" + (T0 + 7 * S) + "\t"));
+    run("s0.g0", "steady-f", T0 + 7 * S, T0 + 7 * S - 2_500_000, 0);
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.early().count()).isEqualTo(1);
+    assertThat(v.early().worstMicros()).isEqualTo(2_500_000);
+    assertThat(v.early().examples().get(0)).contains("steady-f").contains("2500.0 ms early");
+  }
+
+  @Test
+  void runAfterPauseReturned_isFound() {
+    allSlots();
+    call("1", "race-0", "PAUSE", T0 + 2 * S, T0 + 2 * S + 5_000, true);
+    run("s0.g0", "race-0", T0 + 3 * S, T0 + 3 * S + 1_000, 0);
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.afterPause().count()).isEqualTo(1);
+    assertThat(v.afterPause().examples().get(0)).contains("race-0").contains("pause()");
+  }
+
+  @Test
+  void runAfterPauseThenResume_orATriggerDuringThePause_isAllowed() {
+    allSlots();
+    call("1", "race-0", "PAUSE", T0 + 2 * S, T0 + 2 * S + 5_000, true);
+    call("2", "race-0", "TRIGGER", T0 + 2 * S + 100_000, T0 + 2 * S + 105_000, true);
+    run("s0.g0", "race-0", T0 + 2 * S + 100_000, T0 + 2 * S + 106_000, 0);
+    call("3", "race-0", "RESUME", T0 + 5 * S, T0 + 5 * S + 1_000, true);
+    run("s0.g0", "race-0", T0 + 6 * S, T0 + 6 * S + 1_000, 0);
+    call("4", "race-0", "PAUSE", T0 + 8 * S, T0 + 8 * S + 1_000, false); // unknown key: no pause
+    run("s0.g0", "race-0", T0 + 9 * S, T0 + 9 * S + 1_000, 0);
+    assertThat(verdict().afterPause().count()).isZero();
+  }
+
+  @Test
+  void triggerBeforeThePause_doesNotLicenseARunAfterIt() {
+    allSlots();
+    call("1", "race-0", "TRIGGER", T0 + 2 * S, T0 + 2 * S + 1_000, true);
+    call("2", "race-0", "PAUSE", T0 + 2 * S + 10_000, T0 + 2 * S + 11_000, true);
+    run("s0.g0", "race-0", T0 + 2 * S, T0 + 2 * S + 137_000, 0);
+    Verdict v = verdict();
+    assertThat(v.afterPause().count()).isEqualTo(1);
+    assertThat(v.afterPause().worstMicros()).isEqualTo(126_000);
+  }
+
+  @Test
+  void slotThatNeverRan_isMissing() {
+    allSlots();
+    lines.removeIf(l -> l.contains("steady-c\t" + (T0 + 9 * S) + "\t"));
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.missing().count()).isEqualTo(1);
+    assertThat(v.missing().examples().get(0)).contains("steady-c").contains(":09Z");
+  }
+
+  @Test
+  void slotsAfterTheLastRun_areBehindNotMissing() {
+    allSlots();
+    for (long t = T0 + 12 * S; t <= T0 + 20 * S; t += S) {
+      long slot = t;
+      lines.removeIf(l -> l.contains("steady-c\t" + slot + "\t"));
+    }
+    Verdict v = verdict();
+    assertThat(v.passed()).isTrue();
+    assertThat(v.behind().count()).isEqualTo(4); // T0+12 .. T0+15; later ones are in the margin
+    assertThat(v.missing().count()).isZero();
+  }
+
+  @Test
+  void slotsCoalescedByFireOnce_areNotMissing() {
+    allSlots();
+    for (long t = T0 + 9 * S; t <= T0 + 11 * S; t += S) {
+      long slot = t;
+      lines.removeIf(l -> l.contains("steady-f\t" + slot + "\t"));
+    }
+    run("s0.g0", "steady-f", T0 + 11 * S, T0 + 11 * S + 10_000, 3);
+    Verdict v = verdict();
+    assertThat(v.passed()).isTrue();
+    assertThat(v.slots()).anySatisfy(s -> assertThat(s.coalesced).isEqualTo(2));
+  }
+
+  @Test
+  void skipJob_mayDropSlotsOnlyWhenBehindByMoreThanItsThreshold() {
+    add("JOB", "steady-s", S, T0, "SKIP", "steady", 5 * S);
+    for (long t = T0; t <= T0 + 20 * S; t += S) {
+      if (t < T0 + 2 * S || t > T0 + 9 * S && t != T0 + 14 * S) {
+        run("s0.g0", "steady-s", t, t + 1_000, 0);
+      }
+    }
+    Verdict v = verdict();
+    Verdict.Slots s =
+        v.slots().stream().filter(x -> x.key.equals("steady-s")).findFirst().orElseThrow();
+    assertThat(s.skipped).isEqualTo(8); // T0+2 .. T0+9: the next run (T0+10) is 8 s after T0+2
+    assertThat(s.missing).isEqualTo(1); // T0+14: the next run is 1 s later, not behind
+    assertThat(v.missing().examples()).singleElement().asString().contains("steady-s");
+  }
+}
