@@ -104,6 +104,8 @@ public final class Database {
       return jdbi(what).withHandle(work);
     } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
       throw new StoreException(what + " failed", e);
+    } catch (AssertionError e) {
+      throw driverAssertion(what, e);
     }
   }
 
@@ -113,7 +115,23 @@ public final class Database {
       return jdbi(what).inTransaction(work);
     } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
       throw new StoreException(what + " failed", e);
+    } catch (AssertionError e) {
+      throw driverAssertion(what, e);
     }
+  }
+
+  /**
+   * A driver's own assertion that failed (only with {@code -ea}, as in tests): pgjdbc asserts that
+   * a connection it is using is still open, which a terminated backend breaks. Treated as the store
+   * failure it stands for, so it is retried like any other.
+   */
+  private static StoreException driverAssertion(String what, AssertionError e) {
+    StackTraceElement[] trace = e.getStackTrace();
+    boolean driver = trace.length > 0 && !trace[0].getClassName().startsWith("dev.kairos");
+    if (!driver) {
+      throw e;
+    }
+    return new StoreException(what + " failed: the driver's assertion " + e.getMessage(), e);
   }
 
   private Jdbi jdbi(String what) {
