@@ -46,6 +46,12 @@ public interface Scheduler extends AutoCloseable {
   /** Deletes the job. A running run finishes and is not re-queued. Returns false if unknown. */
   boolean unschedule(String key);
 
+  /**
+   * What the engine holds right now: queued and running jobs, workers, store availability. Reads
+   * memory only, so it is cheap enough for a metrics gauge polled every few seconds.
+   */
+  SchedulerStats stats();
+
   /** The newest {@code limit} runs of the job, newest first. */
   List<RunRecord> history(String key, int limit);
 

@@ -6,6 +6,7 @@ import dev.kairos.JobState;
 import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.SchedulerStats;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
@@ -63,11 +64,7 @@ public final class KairosScheduler implements Scheduler {
     this.dispatcher = new Dispatcher(config.time(), config.windowSize());
     this.runner =
         new FireRunner(
-            config,
-            dispatcher,
-            new Listeners(config.listeners()),
-            () -> closing,
-            new StoreHealth());
+            config, dispatcher, new Listeners(config.listeners()), () -> closing, health);
     this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
     this.wake = dispatcher::wake;
   }
@@ -427,6 +424,12 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /** Instrumentation for tests: keys of running jobs. */
+  @Override
+  public SchedulerStats stats() {
+    return new SchedulerStats(
+        dispatcher.queued(), dispatcher.running(), config.workers(), !health.isDown());
+  }
+
   List<String> runningKeys() {
     return dispatcher.runningKeys();
   }
