@@ -58,23 +58,35 @@ public class KairosAutoConfiguration {
         return jdbc(p, properties.getCluster()).dataSource(ds).build();
       default:
         log.info("Kairos store: embedded H2 in {}", p.getH2Directory().toAbsolutePath());
-        return jdbc(p, properties.getCluster())
-            .h2(p.getH2Directory())
-            .poolSize(p.getPoolSize())
-            .build();
+        JdbcStore.Builder h2 = jdbc(p, properties.getCluster());
+        set("kairos.store.h2-directory", p.getH2Directory(), h2::h2);
+        set("kairos.store.pool-size", p.getPoolSize(), h2::poolSize);
+        return h2.build();
     }
   }
 
   private static JdbcStore.Builder jdbc(KairosProperties.Store p, KairosProperties.Cluster c) {
-    JdbcStore.Builder b =
-        JdbcStore.builder()
-            .tablePrefix(p.getTablePrefix())
-            .createSchema(p.isCreateSchema())
-            .keepCompleted(p.isKeepCompleted())
-            .historyPerJob(p.getHistoryPerJob())
-            .startMarkDelay(p.getStartMarkDelay())
-            .clustered(c.isEnabled());
-    return p.getHistoryMaxAge() == null ? b : b.historyMaxAge(p.getHistoryMaxAge());
+    JdbcStore.Builder b = JdbcStore.builder();
+    set("kairos.store.table-prefix", p.getTablePrefix(), b::tablePrefix);
+    b.createSchema(p.isCreateSchema()).keepCompleted(p.isKeepCompleted()).clustered(c.isEnabled());
+    set("kairos.store.history-per-job", p.getHistoryPerJob(), b::historyPerJob);
+    set("kairos.store.start-mark-delay", p.getStartMarkDelay(), b::startMarkDelay);
+    if (p.getHistoryMaxAge() != null) {
+      set("kairos.store.history-max-age", p.getHistoryMaxAge(), b::historyMaxAge);
+    }
+    return b;
+  }
+
+  /**
+   * Applies one property to a builder, turning the builder's {@link IllegalArgumentException} into
+   * a start failure that names the property and its value.
+   */
+  private static <T> void set(String property, T value, java.util.function.Consumer<T> setter) {
+    try {
+      setter.accept(value);
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalStateException(property + "=" + value + ": " + ex.getMessage(), ex);
+    }
   }
 
   /** The handlers and recurring jobs the application declares. */
@@ -94,20 +106,18 @@ public class KairosAutoConfiguration {
       DeclaredJobsHolder declared,
       ObjectProvider<SchedulerListener> listeners,
       ObjectProvider<KairosCustomizer> customizers) {
-    Kairos.Builder b =
-        Kairos.builder()
-            .store(store)
-            .workers(properties.getWorkers())
-            .lookAhead(properties.getLookAhead())
-            .windowSize(properties.getWindowSize())
-            .gracePeriod(properties.getGracePeriod())
-            .clusterLease(properties.getCluster().getLease())
-            .clusterPoll(properties.getCluster().getPoll());
+    Kairos.Builder b = Kairos.builder().store(store);
+    set("kairos.workers", properties.getWorkers(), b::workers);
+    set("kairos.look-ahead", properties.getLookAhead(), b::lookAhead);
+    set("kairos.window-size", properties.getWindowSize(), b::windowSize);
+    set("kairos.grace-period", properties.getGracePeriod(), b::gracePeriod);
+    set("kairos.cluster.lease", properties.getCluster().getLease(), b::clusterLease);
+    set("kairos.cluster.poll", properties.getCluster().getPoll(), b::clusterPoll);
     if (properties.getDefaultZone() != null) {
       b.defaultZone(properties.getDefaultZone());
     }
     if (properties.getInstanceId() != null) {
-      b.instanceId(properties.getInstanceId());
+      set("kairos.instance-id", properties.getInstanceId(), b::instanceId);
     }
     declared.jobs().handlers().forEach(b::handler);
     listeners.orderedStream().forEach(b::listener);

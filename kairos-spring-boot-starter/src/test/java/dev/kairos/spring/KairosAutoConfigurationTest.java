@@ -158,6 +158,32 @@ class KairosAutoConfigurationTest {
   }
 
   @Test
+  void invalidBuilderSetting_failsNamingThePropertyAndValue() {
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.workers=0")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("workers must be at least 1"));
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.workers=0")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining("kairos.workers=0: workers must be at least 1"));
+    runner
+        .withPropertyValues("kairos.store.h2-directory=" + dir, "kairos.store.table-prefix=9bad")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining("kairos.store.table-prefix=9bad"));
+  }
+
+  @Test
   void unknownDefaultZone_failsNamingTheProperty() {
     runner
         .withPropertyValues("kairos.store.type=memory", "kairos.default-zone=Mars/Olympus")
