@@ -54,8 +54,9 @@ class ExampleApplicationTest {
   private ConfigurableApplicationContext start(Instant now) {
     ClockAt.start = now;
     return new SpringApplicationBuilder(ExampleApplication.class, ClockAt.class)
-        .properties("server.port=0", "kairos.store.h2-directory=" + dir)
-        .run();
+        .run(
+            "--server.port=0",
+            "--kairos.store.h2-directory=" + dir); // args beat application.properties
   }
 
   private HttpResponse<String> call(
