@@ -47,6 +47,11 @@ public class KairosAutoConfiguration {
     }
     switch (type) {
       case MEMORY:
+        if (properties.getCluster().isEnabled()) {
+          throw new IllegalStateException(
+              "kairos.cluster.enabled=true needs a store several instances share; "
+                  + "kairos.store.type=memory is one process's memory");
+        }
         log.info("Kairos store: in memory (jobs do not survive a restart)");
         return new InMemoryStore();
       case DATASOURCE:

@@ -184,6 +184,19 @@ class KairosAutoConfigurationTest {
   }
 
   @Test
+  void clusterOnAMemoryStore_isRefused() {
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.cluster.enabled=true")
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessageContaining("kairos.cluster.enabled=true")
+                    .hasMessageContaining("kairos.store.type=memory"));
+  }
+
+  @Test
   void unknownDefaultZone_failsNamingTheProperty() {
     runner
         .withPropertyValues("kairos.store.type=memory", "kairos.default-zone=Mars/Olympus")
