@@ -5,6 +5,7 @@ import dev.kairos.Scheduler;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -61,6 +62,7 @@ public class KairosEndpoint {
    *
    * @param action {@code pause}, {@code resume} or {@code trigger}
    * @return {@code done: false} if the job is unknown
+   * @throws InvalidEndpointRequestException (HTTP 400) for another action
    */
   @WriteOperation
   public Map<String, Object> act(@Selector String key, String action) {
@@ -70,8 +72,8 @@ public class KairosEndpoint {
           case "resume" -> scheduler.resume(key);
           case "trigger" -> scheduler.triggerNow(key);
           default ->
-              throw new IllegalArgumentException(
-                  "action '" + action + "': expected pause, resume or trigger");
+              throw new InvalidEndpointRequestException(
+                  "action '" + action + "': expected pause, resume or trigger", "unknown action");
         };
     return Map.of("key", key, "action", action, "done", done);
   }

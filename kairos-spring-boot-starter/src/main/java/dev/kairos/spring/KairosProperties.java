@@ -35,8 +35,8 @@ public class KairosProperties {
   private String instanceId;
 
   /**
-   * What to do at start with stored jobs whose handler no longer exists in the application (a
-   * {@code @KairosScheduled} method or {@code Job} bean removed from the code).
+   * What to do at start with stored jobs whose handler no longer exists in the application (an
+   * annotated method or Job bean removed from the code): warn, pause, delete or fail.
    */
   private RemovedJobs removedJobs = RemovedJobs.WARN;
 
@@ -97,74 +97,92 @@ public class KairosProperties {
     /** How long a run lasts before the store marks it running (crash recovery flag). */
     private Duration startMarkDelay = JdbcStore.DEFAULT_START_MARK_DELAY;
 
+    /** The {@code kairos.store.type} property. */
     public StoreType getType() {
       return type;
     }
 
+    /** Sets the {@code kairos.store.type} property. */
     public void setType(StoreType type) {
       this.type = type;
     }
 
+    /** The {@code kairos.store.h2-directory} property. */
     public Path getH2Directory() {
       return h2Directory;
     }
 
+    /** Sets the {@code kairos.store.h2-directory} property. */
     public void setH2Directory(Path h2Directory) {
       this.h2Directory = h2Directory;
     }
 
+    /** The {@code kairos.store.pool-size} property. */
     public int getPoolSize() {
       return poolSize;
     }
 
+    /** Sets the {@code kairos.store.pool-size} property. */
     public void setPoolSize(int poolSize) {
       this.poolSize = poolSize;
     }
 
+    /** The {@code kairos.store.table-prefix} property. */
     public String getTablePrefix() {
       return tablePrefix;
     }
 
+    /** Sets the {@code kairos.store.table-prefix} property. */
     public void setTablePrefix(String tablePrefix) {
       this.tablePrefix = tablePrefix;
     }
 
+    /** The {@code kairos.store.create-schema} property. */
     public boolean isCreateSchema() {
       return createSchema;
     }
 
+    /** Sets the {@code kairos.store.create-schema} property. */
     public void setCreateSchema(boolean createSchema) {
       this.createSchema = createSchema;
     }
 
+    /** The {@code kairos.store.keep-completed} property. */
     public boolean isKeepCompleted() {
       return keepCompleted;
     }
 
+    /** Sets the {@code kairos.store.keep-completed} property. */
     public void setKeepCompleted(boolean keepCompleted) {
       this.keepCompleted = keepCompleted;
     }
 
+    /** The {@code kairos.store.history-per-job} property. */
     public int getHistoryPerJob() {
       return historyPerJob;
     }
 
+    /** Sets the {@code kairos.store.history-per-job} property. */
     public void setHistoryPerJob(int historyPerJob) {
       this.historyPerJob = historyPerJob;
     }
 
+    /** The {@code kairos.store.history-max-age} property. */
     public Duration getHistoryMaxAge() {
       return historyMaxAge;
     }
 
+    /** Sets the {@code kairos.store.history-max-age} property. */
     public void setHistoryMaxAge(Duration historyMaxAge) {
       this.historyMaxAge = historyMaxAge;
     }
 
+    /** The {@code kairos.store.start-mark-delay} property. */
     public Duration getStartMarkDelay() {
       return startMarkDelay;
     }
 
+    /** Sets the {@code kairos.store.start-mark-delay} property. */
     public void setStartMarkDelay(Duration startMarkDelay) {
       this.startMarkDelay = startMarkDelay;
     }
@@ -181,26 +199,32 @@ public class KairosProperties {
     /** How often the store's change feed is polled when the database cannot notify. */
     private Duration poll = Kairos.DEFAULT_CLUSTER_POLL;
 
+    /** The {@code kairos.cluster.enabled} property. */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /** Sets the {@code kairos.cluster.enabled} property. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** The {@code kairos.cluster.lease} property. */
     public Duration getLease() {
       return lease;
     }
 
+    /** Sets the {@code kairos.cluster.lease} property. */
     public void setLease(Duration lease) {
       this.lease = lease;
     }
 
+    /** The {@code kairos.cluster.poll} property. */
     public Duration getPoll() {
       return poll;
     }
 
+    /** Sets the {@code kairos.cluster.poll} property. */
     public void setPoll(Duration poll) {
       this.poll = poll;
     }
@@ -214,95 +238,118 @@ public class KairosProperties {
     /** Whether run meters carry the job key as a tag; turn off for many jobs. */
     private boolean keyTags = true;
 
+    /** The {@code kairos.metrics.enabled} property. */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /** Sets the {@code kairos.metrics.enabled} property. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** The {@code kairos.metrics.key-tags} property. */
     public boolean isKeyTags() {
       return keyTags;
     }
 
+    /** Sets the {@code kairos.metrics.key-tags} property. */
     public void setKeyTags(boolean keyTags) {
       this.keyTags = keyTags;
     }
   }
 
+  /** The {@code kairos.enabled} property. */
   public boolean isEnabled() {
     return enabled;
   }
 
+  /** Sets the {@code kairos.enabled} property. */
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
   }
 
+  /** The {@code kairos.workers} property. */
   public int getWorkers() {
     return workers;
   }
 
+  /** Sets the {@code kairos.workers} property. */
   public void setWorkers(int workers) {
     this.workers = workers;
   }
 
+  /** The {@code kairos.look-ahead} property. */
   public Duration getLookAhead() {
     return lookAhead;
   }
 
+  /** Sets the {@code kairos.look-ahead} property. */
   public void setLookAhead(Duration lookAhead) {
     this.lookAhead = lookAhead;
   }
 
+  /** The {@code kairos.window-size} property. */
   public int getWindowSize() {
     return windowSize;
   }
 
+  /** Sets the {@code kairos.window-size} property. */
   public void setWindowSize(int windowSize) {
     this.windowSize = windowSize;
   }
 
+  /** The {@code kairos.grace-period} property. */
   public Duration getGracePeriod() {
     return gracePeriod;
   }
 
+  /** Sets the {@code kairos.grace-period} property. */
   public void setGracePeriod(Duration gracePeriod) {
     this.gracePeriod = gracePeriod;
   }
 
+  /** The {@code kairos.default-zone} property. */
   public ZoneId getDefaultZone() {
     return defaultZone;
   }
 
+  /** Sets the {@code kairos.default-zone} property. */
   public void setDefaultZone(ZoneId defaultZone) {
     this.defaultZone = defaultZone;
   }
 
+  /** The {@code kairos.instance-id} property. */
   public String getInstanceId() {
     return instanceId;
   }
 
+  /** Sets the {@code kairos.instance-id} property. */
   public void setInstanceId(String instanceId) {
     this.instanceId = instanceId;
   }
 
+  /** The {@code kairos.removed-jobs} property. */
   public RemovedJobs getRemovedJobs() {
     return removedJobs;
   }
 
+  /** Sets the {@code kairos.removed-jobs} property. */
   public void setRemovedJobs(RemovedJobs removedJobs) {
     this.removedJobs = removedJobs;
   }
 
+  /** The {@code kairos.store.*} settings. */
   public Store getStore() {
     return store;
   }
 
+  /** The {@code kairos.cluster.*} settings. */
   public Cluster getCluster() {
     return cluster;
   }
 
+  /** The {@code kairos.metrics.*} settings. */
   public Metrics getMetrics() {
     return metrics;
   }

@@ -1,6 +1,7 @@
 package dev.kairos.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.engine.ManualClock;
@@ -111,6 +112,8 @@ class KairosActuatorTest {
               assertThat(endpoint.job("purge").paused()).isFalse();
               assertThat(endpoint.act("nope", "trigger")).containsEntry("done", false);
               assertThat(endpoint.job("nope")).isNull();
+              assertThatThrownBy(() -> endpoint.act("purge", "explode"))
+                  .hasMessageContaining("action 'explode': expected pause, resume or trigger");
             });
   }
 }
