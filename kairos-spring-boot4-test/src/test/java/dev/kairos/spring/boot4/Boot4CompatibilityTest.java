@@ -10,6 +10,7 @@ import dev.kairos.engine.ManualClock;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.micrometer.KairosMetrics;
 import dev.kairos.spi.JobStore;
+import dev.kairos.spring.KairosActuatorAutoConfiguration;
 import dev.kairos.spring.KairosAutoConfiguration;
 import dev.kairos.spring.KairosCustomizer;
 import dev.kairos.spring.KairosMetricsAutoConfiguration;
@@ -67,6 +68,18 @@ class Boot4CompatibilityTest {
     KairosCustomizer manualClock(ManualClock clock) {
       return b -> b.clock(clock);
     }
+  }
+
+  @Test
+  void actuatorAutoConfiguration_backsOffWithoutBoot3Actuator_andTheContextStarts() {
+    runner
+        .withConfiguration(AutoConfigurations.of(KairosActuatorAutoConfiguration.class))
+        .withPropertyValues("kairos.store.type=memory")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed().hasSingleBean(Scheduler.class);
+              assertThat(ctx).doesNotHaveBean("kairosHealthIndicator");
+            });
   }
 
   @Test
