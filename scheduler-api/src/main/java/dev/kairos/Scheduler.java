@@ -56,6 +56,15 @@ public interface Scheduler extends AutoCloseable {
   List<RunRecord> history(String key, int limit);
 
   /**
+   * Stored jobs the scheduler refuses to read, ordered by key: rows that break a rule {@link
+   * #schedule} enforces (a zero period, a negative threshold, a retry without its fire time, ...;
+   * see {@code dev.kairos.spi.JobRules}) or that map to no job at all. Each is logged once, never
+   * fired and never rewritten; {@link #schedule} of its key replaces it, {@link #unschedule}
+   * deletes it. Reads the whole store.
+   */
+  List<UnreadableJob> unreadable();
+
+  /**
    * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them and
    * stops all threads. Idempotent.
    */

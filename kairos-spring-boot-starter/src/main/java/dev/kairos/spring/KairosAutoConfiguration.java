@@ -116,6 +116,7 @@ public class KairosAutoConfiguration {
     set("kairos.look-ahead", properties.getLookAhead(), b::lookAhead);
     set("kairos.window-size", properties.getWindowSize(), b::windowSize);
     set("kairos.grace-period", properties.getGracePeriod(), b::gracePeriod);
+    set("kairos.startup-timeout", properties.getStartupTimeout(), b::startupTimeout);
     set("kairos.cluster.lease", properties.getCluster().getLease(), b::clusterLease);
     set("kairos.cluster.poll", properties.getCluster().getPoll(), b::clusterPoll);
     if (properties.getDefaultZone() != null) {

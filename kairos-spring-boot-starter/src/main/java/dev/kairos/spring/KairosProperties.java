@@ -28,6 +28,9 @@ public class KairosProperties {
   /** How long shutdown waits for running jobs before interrupting them. */
   private Duration gracePeriod = Kairos.DEFAULT_GRACE_PERIOD;
 
+  /** How long start keeps retrying a store that fails to open (0: one attempt). */
+  private Duration startupTimeout = Kairos.DEFAULT_STARTUP_TIMEOUT;
+
   /** Zone of cron jobs scheduled without one (default: the JVM's zone), e.g. Europe/Berlin. */
   private ZoneId defaultZone;
 
@@ -307,6 +310,16 @@ public class KairosProperties {
   /** Sets the {@code kairos.grace-period} property. */
   public void setGracePeriod(Duration gracePeriod) {
     this.gracePeriod = gracePeriod;
+  }
+
+  /** The {@code kairos.startup-timeout} property. */
+  public Duration getStartupTimeout() {
+    return startupTimeout;
+  }
+
+  /** Sets the {@code kairos.startup-timeout} property. */
+  public void setStartupTimeout(Duration startupTimeout) {
+    this.startupTimeout = startupTimeout;
   }
 
   /** The {@code kairos.default-zone} property. */

@@ -51,12 +51,14 @@ class ConfigurationMetadataTest {
     assertThat(Kairos.DEFAULT_LOOK_AHEAD).hasMinutes(5);
     assertThat(defaultOf(json, "kairos.grace-period")).isEqualTo("\"30s\"");
     assertThat(Kairos.DEFAULT_GRACE_PERIOD).hasSeconds(30);
+    assertThat(defaultOf(json, "kairos.startup-timeout")).isEqualTo("\"60s\"");
+    assertThat(Kairos.DEFAULT_STARTUP_TIMEOUT).hasSeconds(60);
     assertThat(defaultOf(json, "kairos.cluster.lease")).isEqualTo("\"30s\"");
     assertThat(Kairos.DEFAULT_CLUSTER_LEASE).hasSeconds(30);
     assertThat(defaultOf(json, "kairos.cluster.poll")).isEqualTo("\"250ms\"");
     assertThat(Kairos.DEFAULT_CLUSTER_POLL).hasMillis(250);
-    assertThat(defaultOf(json, "kairos.store.start-mark-delay")).isEqualTo("\"1s\"");
-    assertThat(JdbcStore.DEFAULT_START_MARK_DELAY).hasSeconds(1);
+    assertThat(defaultOf(json, "kairos.store.start-mark-delay")).isEqualTo("\"0s\"");
+    assertThat(JdbcStore.DEFAULT_START_MARK_DELAY).isZero();
     assertThat(defaultOf(json, "kairos.removed-jobs")).isEqualTo("\"warn\"");
     assertThat(defaultOf(json, "kairos.store.type")).isEqualTo("\"auto\"");
   }

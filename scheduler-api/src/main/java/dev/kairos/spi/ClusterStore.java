@@ -2,8 +2,8 @@ package dev.kairos.spi;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,8 +39,26 @@ public interface ClusterStore extends JobStore {
    */
   Optional<Claimed> claim(JobRecord expected, String instance, Duration lease);
 
-  /** Extends the leases this instance holds on the given running jobs. Returns how many. */
-  int renewLeases(String instance, Collection<String> keys, Duration lease);
+  /**
+   * Extends the leases of claims this instance won and still runs: a lease is extended only if the
+   * row's claim is {@code instance}'s on exactly the claimed fire given for its key, so an instance
+   * restarted with the same id never renews a claim its dead predecessor left behind. Rows are
+   * locked one at a time, in key order, so renewal cannot deadlock with a write-back.
+   *
+   * @param claimedFires the scheduled fire each running claim was won on, by job key
+   * @return how many leases were extended
+   */
+  int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease);
+
+  /**
+   * Ends a claim whose fire was not run: the engine gave it up because a change (pause, reschedule,
+   * trigger) reached the job between the claim and the start of the run. Clears the claim if it is
+   * still {@code instance}'s on {@code claimedFire}, turning RUNNING back to SCHEDULED; the version
+   * is kept, so the change's record stays current.
+   *
+   * @return true if the claim was released
+   */
+  boolean release(String key, String instance, Instant claimedFire);
 
   /**
    * Jobs whose claim's lease has expired (their instance died mid-run), at most {@code limit}:
@@ -66,6 +84,16 @@ public interface ClusterStore extends JobStore {
    * @throws InterruptedException if interrupted while waiting
    */
   boolean awaitChange(Duration max) throws InterruptedException;
+
+  /**
+   * Ids of the instances whose last heartbeat (store clock) is within {@code within}, sorted. The
+   * engine shares due fires among them by key, so that normally one instance claims each fire and
+   * the others do not race for it. The default, no list, turns sharing off: every instance tries
+   * every fire and the claim decides.
+   */
+  default List<String> liveInstances(Duration within) {
+    return List.of();
+  }
 
   /** The store's clock, which judges leases and liveness. */
   Instant storeNow();

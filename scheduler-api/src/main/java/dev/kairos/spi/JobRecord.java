@@ -64,6 +64,21 @@ public record JobRecord(
         0);
   }
 
+  private static final java.util.concurrent.atomic.AtomicLong LAST_FIRST_VERSION =
+      new java.util.concurrent.atomic.AtomicLong();
+
+  /**
+   * The version a store gives a job it creates: microseconds since the epoch, strictly increasing
+   * within the process. A job deleted and created again under the same key so starts far above any
+   * version its predecessor reached, and a write-back of the predecessor's last run (taken at one
+   * of those versions) can never pass for a current one.
+   */
+  public static long firstVersion() {
+    Instant now = Instant.now();
+    long micros = Math.multiplyExact(now.getEpochSecond(), 1_000_000L) + now.getNano() / 1_000;
+    return LAST_FIRST_VERSION.updateAndGet(last -> Math.max(last + 1, micros));
+  }
+
   /** The job's key. */
   public String key() {
     return spec.key();

@@ -1,6 +1,7 @@
 package dev.kairos.spi;
 
 import dev.kairos.RunRecord;
+import dev.kairos.UnreadableJob;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -70,6 +71,17 @@ public interface JobStore extends AutoCloseable {
 
   /** The newest {@code limit} runs of a job, newest first. */
   List<RunRecord> history(String key, int limit);
+
+  /**
+   * Stored jobs this store cannot or will not read (a row no record maps to, or one that breaks
+   * {@link JobRules#checkRecord(JobRecord)}), ordered by key. Such jobs are skipped by {@link #due}
+   * and {@link #findAll}, and {@link #find} throws {@link dev.kairos.UnreadableJobException} for
+   * them. A store that holds only what it was given (as the in-memory store does) has none: the
+   * default.
+   */
+  default List<UnreadableJob> unreadable() {
+    return List.of();
+  }
 
   /** Releases what the store opened (a pool it created); never a user's own data source. */
   @Override

@@ -11,13 +11,13 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
@@ -63,7 +63,8 @@ public final class InMemoryStore implements ClusterStore {
   private final Map<String, Instant> instances = new LinkedHashMap<>();
   private long changeSeq;
 
-  private record Lease(String owner, Instant until) {}
+  /** A claim: its owner, its lease, and the due time (fire) it was won on. */
+  private record Lease(String owner, Instant until, Instant fire) {}
 
   /** A store keeping completed one-shot jobs and the last 100 runs per job. */
   public InMemoryStore() {
@@ -102,7 +103,7 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized Upsert upsert(JobRecord fresh) {
     JobRecord old = jobs.get(fresh.key());
     if (old == null) {
-      put(fresh.withVersion(0));
+      put(fresh.withVersion(JobRecord.firstVersion()));
       return new Upsert(jobs.get(fresh.key()), Upsert.Change.CREATED);
     }
     if (old.spec().equals(fresh.spec())) {
@@ -366,18 +367,35 @@ public final class InMemoryStore implements ClusterStore {
             r.failureCount(),
             r.version() + 1);
     put(claimed);
-    leases.put(r.key(), new Lease(instance, now.plus(lease)));
+    leases.put(r.key(), new Lease(instance, now.plus(lease), r.dueTime()));
     return Optional.of(new Claimed(claimed, recovery));
   }
 
   @Override
-  public synchronized int renewLeases(String instance, Collection<String> keys, Duration lease) {
+  public synchronized boolean release(String key, String instance, Instant claimedFire) {
+    Lease l = leases.get(key);
+    if (l == null || !l.owner().equals(instance) || !Objects.equals(l.fire(), claimedFire)) {
+      return false;
+    }
+    leases.remove(key);
+    JobRecord r = jobs.get(key);
+    if (r != null && r.state() == JobState.RUNNING) {
+      put(
+          r.withSchedule(
+              JobState.SCHEDULED, r.nextFireTime(), r.dueTime(), r.dueKind(), r.attempt()));
+    }
+    return true;
+  }
+
+  @Override
+  public synchronized int renewClaims(
+      String instance, Map<String, Instant> claimedFires, Duration lease) {
     Instant until = storeNow().plus(lease);
     int n = 0;
-    for (String key : keys) {
-      Lease l = leases.get(key);
-      if (l != null && l.owner().equals(instance)) {
-        leases.put(key, new Lease(instance, until));
+    for (Map.Entry<String, Instant> c : claimedFires.entrySet()) {
+      Lease l = leases.get(c.getKey());
+      if (l != null && l.owner().equals(instance) && Objects.equals(l.fire(), c.getValue())) {
+        leases.put(c.getKey(), new Lease(instance, until, l.fire()));
         n++;
       }
     }

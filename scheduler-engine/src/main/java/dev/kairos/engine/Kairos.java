@@ -5,6 +5,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.internal.EngineConfig;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -47,7 +48,13 @@ public final class Kairos {
   /** Default grace period of {@code close()}: 30 seconds. */
   public static final Duration DEFAULT_GRACE_PERIOD = Duration.ofSeconds(30);
 
+  /** Default startup timeout: how long {@code start()} retries a store that does not open. */
+  public static final Duration DEFAULT_STARTUP_TIMEOUT = Duration.ofSeconds(60);
+
   private Kairos() {}
+
+  /** How often a cluster instance re-reads the store's clock to follow it. */
+  public static final Duration CLUSTER_CLOCK_RESAMPLE = Duration.ofSeconds(10);
 
   /** A builder with the defaults above, the system clock and the system time zone. */
   public static Builder builder() {
@@ -64,6 +71,7 @@ public final class Kairos {
     private Duration lookAhead = DEFAULT_LOOK_AHEAD;
     private int windowSize = DEFAULT_WINDOW_SIZE;
     private Duration gracePeriod = DEFAULT_GRACE_PERIOD;
+    private Duration startupTimeout = DEFAULT_STARTUP_TIMEOUT;
     private final List<SchedulerListener> listeners = new ArrayList<>();
     private ZoneId defaultZone = ZoneId.systemDefault();
     private String instanceId;
@@ -165,6 +173,22 @@ public final class Kairos {
       return this;
     }
 
+    /**
+     * How long {@code start()} (and {@code open()}) keep trying to open a store that fails, for
+     * instance a database that is restarting (default 60 s). Attempts back off from 100 ms to 5 s;
+     * the first failure is logged at WARN. When the timeout runs out, {@code start()} throws a
+     * {@link dev.kairos.StoreException} naming the store, the attempts and the last failure. Zero:
+     * one attempt.
+     */
+    public Builder startupTimeout(Duration startupTimeout) {
+      if (startupTimeout == null || startupTimeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "startup timeout must not be negative: " + startupTimeout);
+      }
+      this.startupTimeout = startupTimeout;
+      return this;
+    }
+
     /** Adds a listener for run events. */
     public Builder listener(SchedulerListener listener) {
       listeners.add(require(listener, "listener"));
@@ -206,7 +230,7 @@ public final class Kairos {
               store,
               Map.copyOf(handlers),
               workers,
-              clock,
+              clusterClock(store, clock),
               factory,
               lookAhead,
               windowSize,
@@ -214,7 +238,26 @@ public final class Kairos {
               List.copyOf(listeners),
               defaultZone,
               id,
-              new EngineConfig.ClusterSettings(clusterLease, clusterPoll)));
+              new EngineConfig.ClusterSettings(clusterLease, clusterPoll),
+              startupTimeout));
+    }
+
+    /**
+     * In cluster mode every time that decides a fire (first fire, due, misfire) is the store's, so
+     * an instance whose clock is skewed neither runs fires early nor computes first fires others
+     * never reach: the real-time system clock is replaced by one that follows {@link
+     * ClusterStore#storeNow()} (resampled every {@link #CLUSTER_CLOCK_RESAMPLE}); so is a real-time
+     * clock with an offset, as a skewed machine clock would be. A manual or accelerated clock is
+     * kept.
+     */
+    static TimeSource clusterClock(JobStore store, TimeSource clock) {
+      if (clock instanceof SystemTimeSource s
+          && s.realTime()
+          && store instanceof ClusterStore cs
+          && cs.clustered()) {
+        return TimeSource.following(cs::storeNow, CLUSTER_CLOCK_RESAMPLE);
+      }
+      return clock;
     }
 
     private static ThreadFactory defaultThreadFactory(String id) {

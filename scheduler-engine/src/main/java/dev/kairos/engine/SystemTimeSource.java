@@ -12,6 +12,11 @@ final class SystemTimeSource implements TimeSource {
   private final Instant origin;
   private final long originNanos;
 
+  /** True if this clock runs at real-time speed (whatever its offset). */
+  boolean realTime() {
+    return speed == 1.0;
+  }
+
   SystemTimeSource(Duration offset, double speed, Instant origin) {
     this.offset = offset;
     this.speed = speed;

@@ -3,6 +3,7 @@ package dev.kairos.jdbc;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.jdbc.internal.ChangeFeed;
 import dev.kairos.jdbc.internal.Cluster;
@@ -19,6 +20,7 @@ import dev.kairos.jdbc.internal.StoreSettings;
 import dev.kairos.jdbc.internal.WriteBack;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
@@ -28,7 +30,6 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -61,10 +62,12 @@ import org.slf4j.LoggerFactory;
  * {@link #open()}, unless {@link Builder#createSchema(boolean) createSchema(false)}: the DDL ships
  * as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
  *
- * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind) is logged
- * at WARN once and skipped by {@link #due} and {@link #findAll}; {@link #find} throws a {@link
- * StoreException} naming its key. The store never deletes or rewrites such a row by itself; {@link
- * #upsert} of its key replaces its definition.
+ * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind), or maps
+ * to one that breaks {@link JobRules} (a zero period, a retry without its fire time, a key with a
+ * NUL, ...), is <em>unreadable</em>: logged at WARN once and skipped by {@link #due} and {@link
+ * #findAll}; {@link #find} throws an {@link UnreadableJobException} naming its key; {@link
+ * #unreadable()} lists it. The store never deletes or rewrites such a row by itself; {@link
+ * #upsert} of its key replaces its definition, {@link #delete} deletes it.
  *
  * <p>Several scheduler instances (processes) can share one PostgreSQL database in <b>cluster
  * mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed before it
@@ -112,8 +115,12 @@ public final class JdbcStore implements ClusterStore {
   /** Default size of the connection pool the store makes for a URL or an H2 folder. */
   public static final int DEFAULT_POOL_SIZE = 8;
 
-  /** Default start-mark delay: runs still going after 1 s are marked RUNNING. */
-  public static final Duration DEFAULT_START_MARK_DELAY = Duration.ofSeconds(1);
+  /**
+   * Default start-mark delay: zero, every run is marked RUNNING before its job runs (sharing a
+   * commit with other marks and write-backs), so a fire cut short by a crash, however early, is
+   * re-run flagged {@code recovery()}.
+   */
+  public static final Duration DEFAULT_START_MARK_DELAY = Duration.ZERO;
 
   /** A job's history is trimmed after every this many of its runs. */
   static final int TRIM_INTERVAL = 10;
@@ -134,8 +141,9 @@ public final class JdbcStore implements ClusterStore {
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
   /** Write-backs that arrive together are committed together. */
-  private final GroupCommit<RunResult, Optional<JobRecord>> writeBacks =
-      new GroupCommit<>(RunResult::key);
+  /** Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}), combined. */
+  private final GroupCommit<Object, Optional<JobRecord>> commits =
+      new GroupCommit<>(JdbcStore::keyOf);
 
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
@@ -151,13 +159,18 @@ public final class JdbcStore implements ClusterStore {
     this.startMarks =
         new StartMarks(
             startMarkDelay,
-            marks ->
-                database.inTransaction(
-                    "marking " + marks.size() + " run(s) started",
-                    h -> {
-                      tables().jobs().runsStarted(h, marks);
-                      return null;
-                    }));
+            marks -> {
+              if (marks.size() == 1) {
+                commit(marks.get(0)); // at the start of a run: shares a commit with others
+                return;
+              }
+              database.inTransaction(
+                  "marking " + marks.size() + " run(s) started",
+                  h -> {
+                    tables().jobs().runsStarted(h, marks);
+                    return null;
+                  });
+            });
   }
 
   /**
@@ -262,7 +275,7 @@ public final class JdbcStore implements ClusterStore {
     JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
-      JobRecord created = fresh.withVersion(0);
+      JobRecord created = fresh.withVersion(JobRecord.firstVersion());
       jobs.insert(h, created);
       return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     }
@@ -285,6 +298,29 @@ public final class JdbcStore implements ClusterStore {
   @Override
   public List<JobRecord> findAll() {
     return readableOnly(database.withHandle("reading all jobs", tables().jobs()::findAll));
+  }
+
+  /**
+   * The rows of the jobs table that do not map to a job (edited by hand, say), by key, each with
+   * the reason; {@link #findAll} skips them and {@link #find} throws. For administration tools (the
+   * CLI's {@code doctor}); the rows are left as they are.
+   */
+  public Map<String, String> unreadableJobs() {
+    Map<String, String> out = new java.util.TreeMap<>();
+    for (JobRows.Row row : database.withHandle("reading all jobs", tables().jobs()::findAll)) {
+      if (!row.readable()) {
+        out.put(row.key(), row.problem());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The schema version this code creates and works with; {@link #open()} upgrades older tables to
+   * it and refuses newer ones.
+   */
+  public static int schemaVersion() {
+    return Migrations.latest();
   }
 
   @Override
@@ -343,6 +379,21 @@ public final class JdbcStore implements ClusterStore {
         });
   }
 
+  /** Reads every row; lists those that do not map to a job or break {@link JobRules}. */
+  @Override
+  public List<UnreadableJob> unreadable() {
+    List<JobRows.Row> rows =
+        database.withHandle("reading all jobs for unreadable rows", tables().jobs()::findAll);
+    List<UnreadableJob> out = new ArrayList<>();
+    for (JobRows.Row row : rows) {
+      if (!row.readable()) {
+        readable(row); // logs it once
+        out.add(new UnreadableJob(row.key(), row.problem()));
+      }
+    }
+    return out;
+  }
+
   // ---- runs ----------------------------------------------------------------------------------
 
   /** Marks the start synchronously: state RUNNING (if SCHEDULED) and last start; same version. */
@@ -354,29 +405,52 @@ public final class JdbcStore implements ClusterStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    Optional<JobRecord> stored =
-        writeBacks.submit(
-            x,
-            batch ->
-                database.inTransaction(
-                    "writing back " + batch.size() + " runs",
-                    h -> {
-                      List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
-                      for (RunResult one : batch) {
-                        out.add(runFinished(h, one));
-                      }
-                      return out;
-                    }),
-            one ->
-                database.inTransaction(
-                    "writing back the run of job '"
-                        + one.key()
-                        + "' (fire "
-                        + one.scheduledFireTime()
-                        + ")",
-                    h -> runFinished(h, one)));
+    Optional<JobRecord> stored = commit(x);
     signal();
     return stored;
+  }
+
+  /**
+   * Writes a start mark or a write-back through the group commit: marks of runs about to start and
+   * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
+   * mark before every run costs a share of a commit, not a commit of its own.
+   */
+  private Optional<JobRecord> commit(Object item) {
+    return commits.submit(
+        item,
+        batch ->
+            database.inTransaction(
+                "writing " + batch.size() + " start marks and write-backs",
+                h -> {
+                  List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
+                  for (Object one : batch) {
+                    out.add(apply(h, one));
+                  }
+                  return out;
+                }),
+        one -> database.inTransaction(describe(one), h -> apply(h, one)));
+  }
+
+  private Optional<JobRecord> apply(Handle h, Object item) {
+    if (item instanceof StartMarks.Mark m) {
+      tables().jobs().runsStarted(h, List.of(m));
+      return Optional.empty();
+    }
+    return runFinished(h, (RunResult) item);
+  }
+
+  private static String keyOf(Object item) {
+    return item instanceof StartMarks.Mark m ? m.key() : ((RunResult) item).key();
+  }
+
+  private static String describe(Object item) {
+    return item instanceof StartMarks.Mark m
+        ? "marking the start of job '" + m.key() + "'"
+        : "writing back the run of job '"
+            + ((RunResult) item).key()
+            + "' (fire "
+            + ((RunResult) item).scheduledFireTime()
+            + ")";
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
@@ -449,6 +523,11 @@ public final class JdbcStore implements ClusterStore {
     tables().cluster().deregister(instance);
   }
 
+  @Override
+  public List<String> liveInstances(Duration within) {
+    return tables().cluster().liveInstances(within);
+  }
+
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
     return tables().cluster().instances();
@@ -460,8 +539,13 @@ public final class JdbcStore implements ClusterStore {
   }
 
   @Override
-  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
-    return tables().cluster().renewLeases(instance, keys, lease);
+  public boolean release(String key, String instance, Instant claimedFire) {
+    return tables().cluster().release(key, instance, claimedFire);
+  }
+
+  @Override
+  public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
+    return tables().cluster().renewClaims(instance, claimedFires, lease);
   }
 
   @Override
@@ -705,10 +789,11 @@ public final class JdbcStore implements ClusterStore {
     }
 
     /**
-     * How long a run must last before the store marks it RUNNING (default 1 s). The mark makes the
-     * re-run after a crash carry {@code recovery() == true}; a run that ends sooner costs one
-     * transaction instead of two. A crash within this delay still re-runs the fire, without the
-     * flag. {@link Duration#ZERO} marks every run at its start.
+     * How long a run must last before the store marks it RUNNING (default {@link
+     * #DEFAULT_START_MARK_DELAY}, zero: every run is marked before its job starts, in a commit
+     * shared with other marks and write-backs). The mark makes the re-run after a crash carry
+     * {@code recovery() == true}. A positive delay saves the marks of shorter runs, at a price: a
+     * crash within the delay still re-runs the fire, but without the flag.
      */
     public Builder startMarkDelay(Duration delay) {
       if (delay == null || delay.isNegative()) {
@@ -805,10 +890,21 @@ public final class JdbcStore implements ClusterStore {
      * <p>WRITE_DELAY=0: each commit is written to the file before it returns, so it survives a
      * kill. MAX_COMPACT_TIME=0: no file compaction when the last connection closes; H2 2.3's
      * compact-on-close is where its reported assertion failures and lost chunks come from
-     * (h2database issues 4086, 4247), and the file reuses its free space anyway.
+     * (h2database issues 4086, 4247).
+     *
+     * <p>RETENTION_TIME=0: a chunk no longer in use is overwritten at once instead of kept for 45
+     * s. Every commit writes a new chunk (about 18 KB here), and WRITE_DELAY=0 stops H2's
+     * background thread, the only one that compacts, so with the default retention the file grew by
+     * every commit: 179 MB after 10,000 write-backs, 155 MB after 8,500 fires. With 0 it levels off
+     * at about 22 MB ({@code H2FileSizeTest}, {@code H2Growth} in benchmarks). A process crash
+     * (SIGKILL) loses nothing either way, as the operating system's page cache survives it
+     * (H2CrashTest). The retention guards against an OS crash or power loss: H2 never forces a
+     * commit to the disk (no fsync), so such a crash loses recent commits with either setting, and
+     * with 0 it may also damage older data in the file. Put the folder on storage whose writes
+     * survive power loss, or use PostgreSQL, where that matters.
      */
     static String h2Url(Path file) {
-      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0";
+      return "jdbc:h2:async:" + file + ";WRITE_DELAY=0;MAX_COMPACT_TIME=0;RETENTION_TIME=0";
     }
 
     private void requireNoSource(String attempted) {

@@ -124,7 +124,9 @@ abstract class ClusterStoreContract {
   void claim_staleVersionOrOtherDueTime_loses() {
     JobRecord r = a.upsert(fresh("j", T0)).record();
     JobRecord moved =
-        a.replace(r.withSchedule(JobState.SCHEDULED, T0, T0.plusSeconds(5), FireKind.TRIGGER, 1), 0)
+        a.replace(
+                r.withSchedule(JobState.SCHEDULED, T0, T0.plusSeconds(5), FireKind.TRIGGER, 1),
+                r.version())
             .orElseThrow();
 
     assertThat(b.claim(r, "b", LONG)).isEmpty();
@@ -209,10 +211,43 @@ abstract class ClusterStoreContract {
     a.claim(j1, "a", SHORT).orElseThrow();
     b.claim(j2, "b", SHORT).orElseThrow();
 
-    assertThat(a.renewLeases("a", List.of("j1", "j2", "nobody"), LONG)).isEqualTo(1);
+    assertThat(a.renewClaims("a", Map.of("j1", T0, "j2", T0, "nobody", T0), LONG)).isEqualTo(1);
 
     awaitStoreClockPast(a, claimedAt.plus(SHORT).plusMillis(100));
     assertThat(c.expiredClaims(10)).extracting(JobRecord::key).containsExactly("j2");
+  }
+
+  /**
+   * An instance restarted with its predecessor's id renews only claims it won itself: the dead
+   * predecessor's claim (another fire) keeps its lease and expires, so failover is not delayed.
+   */
+  @Test
+  void renewClaims_skipsAClaimOnAnotherFire_soADeadPredecessorsClaimExpires() {
+    JobRecord j = a.upsert(fresh("j", T0)).record();
+    Instant claimedAt = a.storeNow();
+    a.claim(j, "a", SHORT).orElseThrow(); // the predecessor "a" dies holding it
+
+    // Its successor, also "a", renews what it believes it holds: a claim on a later fire.
+    assertThat(b.renewClaims("a", Map.of("j", T0.plusSeconds(60)), LONG)).isZero();
+
+    awaitStoreClockPast(a, claimedAt.plus(SHORT).plusMillis(100));
+    assertThat(c.expiredClaims(10)).extracting(JobRecord::key).containsExactly("j");
+  }
+
+  /** A claim given up before its run is released: the fire can be claimed again at once. */
+  @Test
+  void release_endsTheClaimWithoutARun_keepingTheVersion() {
+    JobRecord j = a.upsert(fresh("j", T0)).record();
+    JobRecord claimed = a.claim(j, "a", LONG).orElseThrow().record();
+
+    assertThat(b.release("j", "b", T0)).isFalse();
+    assertThat(a.release("j", "a", T0)).isTrue();
+
+    JobRecord after = c.find("j").orElseThrow();
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.version()).isEqualTo(claimed.version());
+    assertThat(after.runCount()).isZero();
+    assertThat(b.claim(after, "b", LONG)).isPresent();
   }
 
   /** The owner's write-back ends the claim: the next fire can be claimed by anyone at once. */
@@ -303,7 +338,7 @@ abstract class ClusterStoreContract {
     a.upsert(fresh("y", T0));
     a.delete("y");
     JobRecord xPaused =
-        a.replace(x.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), 0)
+        a.replace(x.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), x.version())
             .orElseThrow();
 
     ClusterStore.Changes changes = b.changesSince(cursor, 100);

@@ -126,12 +126,20 @@ abstract class JobStoreContract {
   // ---- upsert --------------------------------------------------------------------------------
 
   @Test
-  void upsert_newKey_createsAtVersionZero() {
+  void upsert_newKey_createsAtAFirstVersionAboveAnyEarlierJobsOfTheKey() {
     Upsert u = store.upsert(fresh("a", T0));
 
     assertThat(u.change()).isEqualTo(Upsert.Change.CREATED);
-    assertThat(u.record()).isEqualTo(fresh("a", T0));
+    assertThat(u.record()).isEqualTo(fresh("a", T0).withVersion(u.record().version()));
+    assertThat(u.record().version()).isPositive();
     assertThat(stored("a")).isEqualTo(u.record());
+
+    // Deleted and created again: the new job's versions never meet the old job's, so a late
+    // write-back of the old job's run cannot pass for current (issue #10, finding 1).
+    JobRecord old = store.runFinished(success(u.record())).orElseThrow();
+    store.delete("a");
+    JobRecord again = store.upsert(fresh("a", T0)).record();
+    assertThat(again.version()).isGreaterThan(old.version());
   }
 
   @Test
@@ -286,7 +294,8 @@ abstract class JobStoreContract {
     store.upsert(fresh("never", null));
     JobRecord p = store.upsert(fresh("paused", T0.minusSeconds(5))).record();
     store.replace(
-        p.withSchedule(JobState.PAUSED, p.nextFireTime(), null, FireKind.TIMETABLE, 1), 0);
+        p.withSchedule(JobState.PAUSED, p.nextFireTime(), null, FireKind.TIMETABLE, 1),
+        p.version());
 
     assertThat(store.due(null, T0, 10)).extracting(JobRecord::key).containsExactly("early");
   }
@@ -334,7 +343,7 @@ abstract class JobStoreContract {
     store.replace(
         r.withSchedule(
             JobState.SCHEDULED, T0.plusSeconds(20), T0.plusSeconds(20), FireKind.TIMETABLE, 1),
-        0);
+        r.version());
 
     assertThat(store.due(null, Instant.MAX, 10))
         .extracting(JobRecord::key)
@@ -362,7 +371,7 @@ abstract class JobStoreContract {
   @Test
   void runStarted_paused_staysPausedButRecordsStart() {
     JobRecord r = store.upsert(fresh("a", T0)).record();
-    store.replace(r.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), 0);
+    store.replace(r.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), r.version());
 
     store.runStarted("a", T0, T0.plusMillis(3), "node-1");
 
@@ -400,7 +409,7 @@ abstract class JobStoreContract {
             null,
             1,
             0,
-            1);
+            r.version() + 1);
     assertThat(after).isEqualTo(expected);
     assertThat(stored("a")).isEqualTo(expected);
   }
@@ -451,7 +460,9 @@ abstract class JobStoreContract {
     assertThat(after.dueKind()).isEqualTo(FireKind.TRIGGER);
     assertThat(after.dueTime()).isEqualTo(T0.plusMillis(10));
     assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(60));
-    assertThat(after.version()).isEqualTo(triggered.version());
+    assertThat(after.version())
+        .as("newer than the trigger's record")
+        .isEqualTo(triggered.version() + 1);
     assertThat(stored("a")).isEqualTo(after);
   }
 
@@ -472,8 +483,43 @@ abstract class JobStoreContract {
 
     assertThat(after.state()).isEqualTo(JobState.PAUSED);
     assertThat(after.dueTime()).isNull();
-    assertThat(after.version()).isEqualTo(paused.version());
+    assertThat(after.nextFireTime())
+        .as("resume continues after the fire that ran")
+        .isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(paused.version() + 1);
     assertThat(store.due(null, Instant.MAX, 10)).isEmpty();
+  }
+
+  /**
+   * Paused and resumed during the run (issue #10, finding 1): the resumed record still points at
+   * the fire that ran; the write-back moves it on, so that fire is not run again.
+   */
+  @Test
+  void runFinished_staleVersion_pausedAndResumedMeanwhile_doesNotReArmTheFireThatRan() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    JobRecord running = stored("a");
+    JobRecord paused =
+        store
+            .replace(
+                running.withSchedule(
+                    JobState.PAUSED, running.nextFireTime(), null, FireKind.TIMETABLE, 1),
+                running.version())
+            .orElseThrow();
+    JobRecord resumed =
+        store
+            .replace(
+                paused.withSchedule(JobState.SCHEDULED, T0, T0, FireKind.TIMETABLE, 1),
+                paused.version())
+            .orElseThrow();
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.dueTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(resumed.version() + 1);
+    assertThat(stored("a")).isEqualTo(after);
   }
 
   @Test

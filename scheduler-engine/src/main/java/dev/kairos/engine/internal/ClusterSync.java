@@ -3,7 +3,8 @@ package dev.kairos.engine.internal;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import java.time.Duration;
-import java.util.List;
+import java.time.Instant;
+import java.util.Map;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,9 +79,11 @@ final class ClusterSync implements Runnable {
 
   private void renewAndRecover() {
     store.heartbeat(config.instanceId());
-    List<String> running = dispatcher.runningKeys();
-    if (!running.isEmpty()) {
-      store.renewLeases(config.instanceId(), running, config.cluster().lease());
+    dispatcher.share(
+        ClusterShare.of(config.instanceId(), store.liveInstances(config.cluster().lease())));
+    Map<String, Instant> held = dispatcher.heldClaims();
+    if (!held.isEmpty()) {
+      store.renewClaims(config.instanceId(), held, config.cluster().lease());
     }
     for (JobRecord r : store.expiredClaims(BATCH)) {
       log.info(

@@ -95,6 +95,9 @@ final class Dispatcher {
   /** When the next window load is due (epoch nanos). Guarded by lock. */
   private long nextLoad = Long.MAX_VALUE;
 
+  /** Cluster mode: which fires this instance queues late (see ClusterShare). Guarded by lock. */
+  private ClusterShare share = ClusterShare.NONE;
+
   /** Workers waiting timed right now, and the most ever seen. Guarded by lock. */
   private int timedWaiters;
 
@@ -350,7 +353,7 @@ final class Dispatcher {
       Entry fresh = e != null ? e : new Entry(record.key(), record);
       fresh.recovery = true;
       tracked.put(record.key(), fresh);
-      enqueue(fresh, record);
+      enqueue(fresh, record, 0); // a dead instance's fire: whoever sees it first recovers it
     } finally {
       lock.unlock();
     }
@@ -367,8 +370,10 @@ final class Dispatcher {
     try {
       e.running = false;
       e.recovery = false;
-      JobRecord r =
-          e.unscheduled ? null : e.changedWhileRunning != null ? e.changedWhileRunning : stored;
+      e.started = false;
+      e.claimedFire = null;
+      e.triggerRequested = false;
+      JobRecord r = e.unscheduled ? null : newest(e.changedWhileRunning, stored);
       e.changedWhileRunning = null;
       e.unscheduled = false;
       if (!shutdown && r != null && r.dueTime() != null && inWindow(r)) {
@@ -381,10 +386,120 @@ final class Dispatcher {
     }
   }
 
+  /**
+   * The newer of a change made during the run and the record the write-back left: the higher
+   * version wins; on a tie the write-back's (it carries the same schedule state and the run's
+   * statistics). The write-back's merge rule ({@link dev.kairos.spi.RunResult#applyTo}) increments
+   * the version when it moves a change's timetable past the fire that ran, so a change's copy held
+   * here can never re-arm that fire.
+   */
+  private static JobRecord newest(JobRecord changed, JobRecord stored) {
+    if (changed == null) {
+      return stored;
+    }
+    if (stored == null) {
+      return changed;
+    }
+    return stored.version() >= changed.version() ? stored : changed;
+  }
+
+  /**
+   * Called by the worker after any claim and before the handler runs: false if a change reached the
+   * entry since it was taken (pause, reschedule, unschedule, a newer record), so a change that has
+   * returned to its caller is never overtaken by a run it did not see. Then the worker runs nothing
+   * and {@link #finish} re-queues the entry from the change.
+   *
+   * @return the run's start, read under the lock (so it precedes the return of any change that does
+   *     not stop it), or null if the run must not start
+   */
+  Instant beginRun(Entry e) {
+    lock.lock();
+    try {
+      if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
+        return null;
+      }
+      e.started = true;
+      return time.now();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Cluster mode: records the fire of the claim the worker won on a running entry. */
+  void claimed(Entry e, java.time.Instant fire) {
+    lock.lock();
+    try {
+      e.claimedFire = fire;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Cluster mode: the claims won and running here, job key to claimed fire (for renewal). */
+  Map<String, Instant> heldClaims() {
+    lock.lock();
+    try {
+      Map<String, Instant> held = new HashMap<>();
+      for (Entry e : tracked.values()) {
+        if (e.running && e.claimedFire != null) {
+          held.put(e.key, e.claimedFire);
+        }
+      }
+      return held;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Takes (and clears) a trigger requested while the entry ran. */
+  boolean takeTriggerRequest(Entry e) {
+    lock.lock();
+    try {
+      boolean t = e.triggerRequested;
+      e.triggerRequested = false;
+      return t;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Drops a trigger requested during the job's run ({@code pause} wins over an earlier trigger).
+   */
+  void cancelTriggerRequest(String key) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null) {
+        e.triggerRequested = false;
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Cluster mode: a new share of the fires; applies to entries queued from now on. */
+  void share(ClusterShare s) {
+    lock.lock();
+    try {
+      share = s;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Call only with the lock held. Queues e from r with a fresh sequence number. */
   private void enqueue(Entry e, JobRecord r) {
+    enqueue(e, r, share.delayNanos(e.key));
+  }
+
+  /**
+   * Call only with the lock held. Queues e from r, {@code delay} nanoseconds after its due time.
+   */
+  private void enqueue(Entry e, JobRecord r, long delay) {
     e.record = r;
-    e.due = Entry.nanos(r.dueTime());
+    long due = Entry.nanos(r.dueTime());
+    e.due = due > Long.MAX_VALUE - delay ? Long.MAX_VALUE : due + delay;
     e.seq = seq++;
     heap.add(e);
     if (heap.peek() == e) {

@@ -25,6 +25,7 @@ import java.util.concurrent.ThreadFactory;
  * @param defaultZone zone of cron jobs that name none
  * @param instanceId this scheduler instance's id, recorded with each run
  * @param cluster lease and change-feed settings, used when the store is in cluster mode
+ * @param startupTimeout how long opening the store is retried before {@code start()} fails
  */
 public record EngineConfig(
     JobStore store,
@@ -38,7 +39,8 @@ public record EngineConfig(
     List<SchedulerListener> listeners,
     ZoneId defaultZone,
     String instanceId,
-    ClusterSettings cluster) {
+    ClusterSettings cluster,
+    Duration startupTimeout) {
 
   /**
    * Cluster-mode settings.

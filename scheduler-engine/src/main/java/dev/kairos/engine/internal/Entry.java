@@ -42,6 +42,15 @@ final class Entry {
   /** triggerNow was called while running: fire once more after the write-back. */
   boolean triggerRequested;
 
+  /**
+   * True once the worker has passed {@link Dispatcher#beginRun}: from then on the handler may be
+   * running, and a change must wait for the write-back.
+   */
+  boolean started;
+
+  /** Cluster mode: the fire (due time) of the claim this worker won and runs, or null. */
+  java.time.Instant claimedFire;
+
   /** The timetable of {@link #timetableSpec}, kept so a cron expression is parsed once. */
   private Timetable timetable;
 

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
 final class FireRunner {
   private static final Logger log = LoggerFactory.getLogger(FireRunner.class);
   private static final Duration FIRST_BACKOFF = Duration.ofMillis(100);
-  private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+  /** Longest wait between retries of a failing store (a recovery also wakes waiters at once). */
+  private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
+
   private static final int MAX_ERROR_LENGTH = 2000;
 
   private final EngineConfig config;
@@ -60,9 +63,8 @@ final class FireRunner {
     JobRecord stored = null;
     try {
       stored = process(e, e.record);
-      if (e.triggerRequested) {
-        stored =
-            stored != null ? applyTrigger(stored) : cluster != null ? triggerInStore(e.key) : null;
+      if (dispatcher.takeTriggerRequest(e)) {
+        stored = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
       }
     } catch (UnreadableJobException ex) {
       log.error(
@@ -76,7 +78,6 @@ final class FireRunner {
           e.key,
           ex);
     } finally {
-      e.triggerRequested = false;
       dispatcher.finish(e, stored);
     }
   }
@@ -128,6 +129,7 @@ final class FireRunner {
   private JobRecord run(Entry e, JobRecord taken, Timetable tt, Fire fire) {
     JobRecord r = taken;
     boolean recovery = e.recovery;
+    Instant start;
     if (cluster != null) {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
@@ -136,9 +138,22 @@ final class FireRunner {
       }
       r = claimed.get().record();
       recovery = claimed.get().recovery();
-    }
-    Instant start = config.time().now();
-    if (cluster == null) {
+      Instant claimedFire = r.dueTime();
+      dispatcher.claimed(e, claimedFire);
+      start = dispatcher.beginRun(e);
+      if (start == null) {
+        log.debug("job '{}': changed after its claim; fire {} not run", r.key(), fire.scheduled());
+        retrying(
+            "releasing the claim of job '" + taken.key() + "'",
+            () -> cluster.release(taken.key(), config.instanceId(), claimedFire));
+        return null;
+      }
+    } else {
+      start = dispatcher.beginRun(e);
+      if (start == null) {
+        log.debug("job '{}': changed before its run; fire {} not run", r.key(), fire.scheduled());
+        return null;
+      }
       markStarted(r.key(), fire.scheduled(), start);
     }
     RunContext ctx =
@@ -200,7 +215,8 @@ final class FireRunner {
         next.nextFire(),
         next.due(),
         next.kind(),
-        next.attempt());
+        next.attempt(),
+        r.spec());
   }
 
   /**
@@ -373,14 +389,14 @@ final class FireRunner {
   }
 
   /**
-   * Cluster mode: a trigger requested while this instance tried, and lost, the claim of the job (so
-   * it was "running" here only for that attempt) goes to the store, for whichever instance runs the
-   * job next, as {@code triggerNow} does for a job that does not run here.
+   * A trigger requested while the entry was taken but did not run here (a lost claim in cluster
+   * mode, or a run given up because a change arrived first) goes to the store, for whichever worker
+   * or instance runs the job next, as {@code triggerNow} does for a job that is not running.
    */
   private JobRecord triggerInStore(String key) {
     for (; ; ) {
       Optional<JobRecord> current =
-          retrying("reading job '" + key + "'", () -> cluster.find(key)).flatMap(r -> r);
+          retrying("reading job '" + key + "'", () -> config.store().find(key)).flatMap(r -> r);
       if (current.isEmpty()) {
         return null;
       }
@@ -393,7 +409,9 @@ final class FireRunner {
               FireKind.TRIGGER,
               1);
       Optional<JobRecord> stored =
-          retrying("triggering job '" + key + "'", () -> cluster.replace(triggered, r.version()))
+          retrying(
+                  "triggering job '" + key + "'",
+                  () -> config.store().replace(triggered, r.version()))
               .flatMap(x -> x);
       if (stored.isPresent() || closing.getAsBoolean()) {
         return stored.orElse(null);

@@ -7,16 +7,24 @@ import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerStats;
+import dev.kairos.StoreException;
+import dev.kairos.UnreadableJob;
+import dev.kairos.UnreadableJobException;
+import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -35,6 +43,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class KairosScheduler implements Scheduler {
   private static final Logger log = LoggerFactory.getLogger(KairosScheduler.class);
+  private static final Duration FIRST_STARTUP_BACKOFF = Duration.ofMillis(100);
+  private static final Duration MAX_STARTUP_BACKOFF = Duration.ofSeconds(5);
 
   private final EngineConfig config;
   private final Dispatcher dispatcher;
@@ -43,6 +53,10 @@ public final class KairosScheduler implements Scheduler {
   private final ReentrantLock changes = new ReentrantLock();
   private final List<Thread> workers = new ArrayList<>();
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
+
+  /** Jobs the store returned but {@link JobRules} refuses at load time: key → reason. */
+  private final Map<String, String> refused = new ConcurrentHashMap<>();
+
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
@@ -107,13 +121,71 @@ public final class KairosScheduler implements Scheduler {
       throw new IllegalStateException("scheduler is closed");
     }
     if (state.compareAndSet(NEW, OPEN)) {
-      config.store().open();
+      try {
+        openStore();
+      } catch (RuntimeException e) {
+        state.compareAndSet(OPEN, NEW); // open() or start() may be called again
+        throw e;
+      }
       config.time().addListener(wake);
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
-        cs.register(config.instanceId());
         clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
       }
       loadWindow();
+    }
+  }
+
+  /**
+   * Opens the store (and registers this instance in cluster mode), retrying a {@link
+   * StoreException} with backoff, in real time, until the startup timeout runs out.
+   */
+  private void openStore() {
+    TimeSource real = TimeSource.system();
+    Instant deadline = Timetables.plus(real.now(), config.startupTimeout());
+    Duration backoff = FIRST_STARTUP_BACKOFF;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        config.store().open();
+        if (config.store() instanceof ClusterStore cs && cs.clustered()) {
+          cs.register(config.instanceId());
+        }
+        if (attempt > 1) {
+          log.info("store {} opened at attempt {}", config.store(), attempt);
+        }
+        return;
+      } catch (UnreadableJobException e) {
+        throw e;
+      } catch (StoreException e) {
+        Instant now = real.now();
+        if (!now.plus(backoff).isBefore(deadline)) {
+          throw new StoreException(
+              "store "
+                  + config.store()
+                  + " did not open within the startup timeout of "
+                  + config.startupTimeout()
+                  + " ("
+                  + attempt
+                  + " attempt(s)); last failure: "
+                  + describe(e),
+              e);
+        }
+        if (attempt == 1) {
+          log.warn(
+              "store {} failed to open; retrying with backoff for up to {}",
+              config.store(),
+              config.startupTimeout(),
+              e);
+        } else {
+          log.debug("store still failing to open (attempt {}): {}", attempt, e.toString());
+        }
+        if (!health.pause(backoff)) {
+          throw new StoreException("interrupted while waiting for store " + config.store(), e);
+        }
+        backoff =
+            backoff.multipliedBy(2).compareTo(MAX_STARTUP_BACKOFF) > 0
+                ? MAX_STARTUP_BACKOFF
+                : backoff.multipliedBy(2);
+      }
     }
   }
 
@@ -169,7 +241,8 @@ public final class KairosScheduler implements Scheduler {
       Instant until = Timetables.plus(now, config.lookAhead());
       WindowCursor after = dispatcher.beginLoad(until);
       List<JobRecord> rows = config.store().due(after, until, config.windowSize());
-      List<JobRecord> runnable = rows.stream().filter(this::hasHandler).toList();
+      List<JobRecord> runnable =
+          rows.stream().filter(r -> readable(r, now)).filter(this::hasHandler).toList();
       Instant nextLoad = Timetables.plus(now, config.lookAhead().dividedBy(2));
       dispatcher.endLoad(runnable, until, rows.size() >= config.windowSize(), nextLoad);
       log.debug("loaded {} due job(s) until {}", runnable.size(), until);
@@ -179,6 +252,23 @@ public final class KairosScheduler implements Scheduler {
     } finally {
       changes.unlock();
     }
+  }
+
+  /**
+   * False, after logging once, for a record that breaks {@link JobRules} at {@code now} (a store
+   * without checks of its own, or the catch-up rule, which depends on the time): it is not fired
+   * and is listed by {@link #unreadable()}.
+   */
+  private boolean readable(JobRecord r, Instant now) {
+    String problem = JobRules.problem(r, now);
+    if (problem == null) {
+      refused.remove(r.key());
+      return true;
+    }
+    if (refused.put(r.key(), problem) == null) {
+      log.warn("job '{}': refused, not fired and left in the store as it is: {}", r.key(), problem);
+    }
+    return false;
   }
 
   private boolean hasHandler(JobRecord r) {
@@ -206,6 +296,7 @@ public final class KairosScheduler implements Scheduler {
       Instant now = config.time().now();
       Instant first = Timetables.of(valid).first(now).orElse(null);
       Upsert u = config.store().upsert(JobRecord.fresh(valid, first));
+      refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
         dispatcher.changed(valid.key(), u.record());
       }
@@ -233,23 +324,41 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public boolean pause(String key) {
-    return change(
-        key,
-        r ->
-            r.state() == JobState.PAUSED || r.state() == JobState.COMPLETE
-                ? r
-                : r.withSchedule(JobState.PAUSED, r.nextFireTime(), null, FireKind.TIMETABLE, 1));
+    checkNotClosed();
+    changes.lock();
+    try {
+      // A trigger requested during a run is dropped first, so the worker cannot arm it after the
+      // pause is stored; a pending trigger in the store is cleared by the change itself.
+      dispatcher.cancelTriggerRequest(key);
+      return change(key, KairosScheduler::paused);
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /** The record after {@code pause}: nothing due until resumed (a pending trigger included). */
+  static JobRecord paused(JobRecord r) {
+    boolean settled = r.state() == JobState.PAUSED || r.state() == JobState.COMPLETE;
+    if (settled && r.dueTime() == null) {
+      return r;
+    }
+    JobState s = r.state() == JobState.COMPLETE ? JobState.COMPLETE : JobState.PAUSED;
+    return r.withSchedule(s, r.nextFireTime(), null, FireKind.TIMETABLE, 1);
+  }
+
+  /** The record after {@code resume}: due at its next timetable fire, or complete if none. */
+  static JobRecord resumed(JobRecord r) {
+    if (r.state() != JobState.PAUSED) {
+      return r;
+    }
+    Instant next = r.nextFireTime();
+    return r.withSchedule(
+        next == null ? JobState.COMPLETE : JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1);
   }
 
   @Override
   public boolean resume(String key) {
-    return change(
-        key,
-        r ->
-            r.state() != JobState.PAUSED
-                ? r
-                : r.withSchedule(
-                    JobState.SCHEDULED, r.nextFireTime(), r.nextFireTime(), FireKind.TIMETABLE, 1));
+    return change(key, KairosScheduler::resumed);
   }
 
   @Override
@@ -280,6 +389,7 @@ public final class KairosScheduler implements Scheduler {
     changes.lock();
     try {
       boolean deleted = config.store().delete(key);
+      refused.remove(key);
       if (deleted) {
         dispatcher.changed(key, null);
         log.debug("job '{}' unscheduled", key);
@@ -307,7 +417,9 @@ public final class KairosScheduler implements Scheduler {
         }
         Optional<JobRecord> stored = config.store().replace(wanted, r.version());
         if (stored.isPresent()) {
-          dispatcher.changed(key, stored.get());
+          // A resumed job can break the catch-up rule as a loaded one can: not queued then.
+          boolean ok = readable(stored.get(), config.time().now());
+          dispatcher.changed(key, ok ? stored.get() : null);
           return true;
         }
       }
@@ -322,6 +434,40 @@ public final class KairosScheduler implements Scheduler {
       throw new IllegalArgumentException("history limit must not be negative: " + limit);
     }
     return config.store().history(key, limit);
+  }
+
+  @Override
+  public List<UnreadableJob> unreadable() {
+    Map<String, String> all = new TreeMap<>();
+    Instant now = config.time().now();
+    for (String key : List.copyOf(refused.keySet())) {
+      try {
+        // Still there, and still refused? (It may have been fixed or deleted by hand.)
+        String problem = config.store().find(key).map(r -> JobRules.problem(r, now)).orElse(null);
+        if (problem == null) {
+          refused.remove(key);
+        } else {
+          all.put(key, problem);
+        }
+      } catch (UnreadableJobException e) {
+        refused.remove(key); // the store lists it itself
+      }
+    }
+    for (UnreadableJob u : config.store().unreadable()) {
+      all.put(u.key(), u.reason());
+    }
+    List<UnreadableJob> out = new ArrayList<>(all.size());
+    all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
+    return out;
+  }
+
+  /** The failure's message, and its root cause's if that is another exception. */
+  private static String describe(Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return root == e ? e.getMessage() : e.getMessage() + " (" + root + ")";
   }
 
   private void checkNotClosed() {

@@ -3,16 +3,15 @@ package dev.kairos.engine.internal;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
-import dev.kairos.Misfire;
-import dev.kairos.Retry;
 import dev.kairos.Schedule;
-import java.time.Duration;
+import dev.kairos.spi.JobRules;
 import java.time.ZoneId;
 import java.util.Set;
 
 /**
- * Checks a {@link JobSpec} before anything is stored, and resolves what the scheduler fills in (the
- * cron zone). Every message names the job key and the offending value.
+ * Checks a {@link JobSpec} before anything is stored: {@link JobRules} (shared with the stores
+ * reading rows back), the registered handlers and the cron expression; and resolves what the
+ * scheduler fills in (the cron zone). Every message names the job key and the offending value.
  */
 public final class SpecValidator {
   private final Set<String> handlers;
@@ -32,48 +31,13 @@ public final class SpecValidator {
    * key and the problem.
    */
   public JobSpec validate(JobSpec spec) {
-    if (spec == null) {
-      throw new IllegalArgumentException("job spec is null");
-    }
+    JobRules.checkSpec(spec);
     String key = spec.key();
-    if (key == null || key.isBlank()) {
-      throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
-    }
-    if (key.length() > 200) {
-      throw new IllegalArgumentException("job '" + key + "': key longer than 200 characters");
-    }
     String handler = spec.handler();
-    if (handler == null || handler.isBlank()) {
-      throw bad(key, "handler name is null or blank: '" + handler + "'");
-    }
     if (!handlers.contains(handler)) {
       throw bad(key, "handler '" + handler + "' is not registered (registered: " + handlers + ")");
     }
-    if (spec.schedule() == null) {
-      throw bad(key, "no schedule: call fixedRate, fixedDelay, at, after or cron");
-    }
-    checkMisfire(key, spec.misfire());
-    checkRetry(key, spec.retry());
-    spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
-    return spec.schedule(checkSchedule(key, spec.schedule()));
-  }
-
-  private Schedule checkSchedule(String key, Schedule schedule) {
-    if (schedule instanceof Schedule.FixedRate r) {
-      positive(key, "fixed-rate period", r.period());
-    } else if (schedule instanceof Schedule.FixedDelay d) {
-      positive(key, "fixed delay", d.delay());
-    } else if (schedule instanceof Schedule.Once o) {
-      if (o.at() == null && o.delay() == null) {
-        throw bad(key, "one-shot time is null");
-      }
-      if (o.delay() != null) {
-        nonNegative(key, "one-shot delay", o.delay());
-      }
-    } else if (schedule instanceof Schedule.Cron c) {
-      return checkCron(key, c);
-    }
-    return schedule;
+    return spec.schedule() instanceof Schedule.Cron c ? spec.schedule(checkCron(key, c)) : spec;
   }
 
   private Schedule.Cron checkCron(String key, Schedule.Cron c) {
@@ -88,42 +52,6 @@ public final class SpecValidator {
             c.dst() == null ? DstPolicy.defaults() : c.dst());
     CronTimetable.validate(key, resolved);
     return resolved;
-  }
-
-  private static void checkMisfire(String key, Misfire m) {
-    if (m == null) {
-      throw bad(key, "misfire policy is null");
-    }
-    if (m.threshold() == null || m.threshold().isNegative()) {
-      throw bad(key, "misfire threshold must not be negative: " + m.threshold());
-    }
-    if (m instanceof Misfire.CatchUp c && c.max() < 1) {
-      throw bad(key, "catchUp(max) needs max >= 1: " + c.max());
-    }
-  }
-
-  private static void checkRetry(String key, Retry r) {
-    if (r == null) {
-      throw bad(key, "retry policy is null");
-    }
-    if (r.maxAttempts() < 1) {
-      throw bad(key, "retry max attempts must be at least 1: " + r.maxAttempts());
-    }
-    if (r.initialDelay() == null || r.initialDelay().isNegative()) {
-      throw bad(key, "retry initial delay must not be negative: " + r.initialDelay());
-    }
-  }
-
-  private static void positive(String key, String what, Duration d) {
-    if (d == null || d.isZero() || d.isNegative()) {
-      throw bad(key, what + " must be positive: " + d);
-    }
-  }
-
-  private static void nonNegative(String key, String what, Duration d) {
-    if (d == null || d.isNegative()) {
-      throw bad(key, what + " must not be negative: " + d);
-    }
   }
 
   static IllegalArgumentException bad(String key, String problem) {

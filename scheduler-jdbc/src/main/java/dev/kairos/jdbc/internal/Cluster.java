@@ -7,7 +7,6 @@ import dev.kairos.spi.JobRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -148,6 +147,11 @@ public final class Cluster implements AutoCloseable {
         });
   }
 
+  /** Instances with a heartbeat within {@code within} by the database clock, sorted by id. */
+  public List<String> liveInstances(Duration within) {
+    return database.withHandle("reading the live instances", h -> table.live(h, within));
+  }
+
   /** Registered instances and their last heartbeat by the database clock, by id. */
   public Map<String, Instant> instances() {
     return database.withHandle("reading the cluster's instances", table::instances);
@@ -184,12 +188,25 @@ public final class Cluster implements AutoCloseable {
   }
 
   /** Extends the leases {@code instance} holds on these jobs; returns how many. */
-  public int renewLeases(String instance, Collection<String> keys, Duration lease) {
-    if (keys.isEmpty()) {
+  public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
+    if (claimedFires.isEmpty()) {
       return 0;
     }
-    return database.withHandle(
-        "renewing the leases of instance " + instance, h -> table.renew(h, instance, keys, lease));
+    return database.inTransaction(
+        "renewing the leases of instance " + instance,
+        h -> table.renew(h, instance, claimedFires, lease));
+  }
+
+  /** Ends a claim whose fire was not run; see {@link ClusterTable#release}. */
+  public boolean release(String key, String instance, Instant claimedFire) {
+    boolean released =
+        database.withHandle(
+            "releasing the claim of job '" + key + "'",
+            h -> table.release(h, key, instance, claimedFire));
+    if (released) {
+      changed();
+    }
+    return released;
   }
 
   /** Jobs whose claim's lease has expired; see {@link ClusterTable#expired}. */

@@ -5,19 +5,18 @@ import static dev.kairos.jdbc.internal.Values.instant;
 import static dev.kairos.jdbc.internal.Values.seconds;
 
 import dev.kairos.spi.JobRecord;
+import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.stream.Collectors;
-import java.util.stream.IntStream;
+import java.util.TreeMap;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
  * The SQL of cluster mode: claims and leases on the {@code <prefix>jobs} rows (columns {@code
@@ -37,13 +36,13 @@ import org.jdbi.v3.core.Handle;
  * returns it with the row ({@code RETURNING *}) and H2 re-reads it.
  */
 public final class ClusterTable {
-  private static final int RENEW_CHUNK = 100;
 
   private final Dialect dialect;
   private final String claim;
   private final String select;
   private final String ownClaim;
   private final String renew;
+  private final String release;
   private final String expired;
   private final String registerAgain;
   private final String register;
@@ -84,7 +83,17 @@ public final class ClusterTable {
             + jobs
             + " SET lease_until = "
             + now
-            + " + :lease WHERE owner = :instance AND job_key IN (";
+            + " + :lease WHERE job_key = :key AND owner = :instance AND claimed_fire = :fire";
+    release =
+        "UPDATE "
+            + jobs
+            + " SET state = CASE WHEN state = 'RUNNING' THEN 'SCHEDULED' ELSE state END,"
+            + " owner = NULL, lease_until = NULL, claimed_fire = NULL, recovery = NULL,"
+            + " change_seq = "
+            + dialect.nextChange(prefix)
+            + ", changed_at = "
+            + now
+            + " WHERE job_key = :key AND owner = :instance AND claimed_fire = :fire";
     expired =
         "SELECT * FROM "
             + jobs
@@ -168,24 +177,40 @@ public final class ClusterTable {
     return new Claim(JobRows.read(rs), rs.getBoolean("recovery"));
   }
 
-  /** Extends the leases {@code instance} holds on these jobs to now + lease; returns how many. */
-  public int renew(Handle h, String instance, Collection<String> keys, Duration lease) {
-    List<String> all = new ArrayList<>(keys);
+  /**
+   * Extends to now + lease each claim {@code instance} holds on exactly the given fire (key →
+   * claimed fire); returns how many. One batched statement, rows in key order, so a renewal and a
+   * write-back batch (also in key order) never wait on each other in a cycle.
+   */
+  public int renew(Handle h, String instance, Map<String, Instant> claimedFires, Duration lease) {
+    PreparedBatch batch = h.prepareBatch(renew);
+    BigDecimal seconds = seconds(lease);
+    for (Map.Entry<String, Instant> c : new TreeMap<>(claimedFires).entrySet()) {
+      batch
+          .bind("instance", instance)
+          .bind("lease", seconds)
+          .bind("key", c.getKey())
+          .bind("fire", decimal(c.getValue()))
+          .add();
+    }
     int renewed = 0;
-    for (int from = 0; from < all.size(); from += RENEW_CHUNK) {
-      List<String> chunk = all.subList(from, Math.min(all.size(), from + RENEW_CHUNK));
-      String in =
-          IntStream.range(0, chunk.size())
-              .mapToObj(i -> ":k" + i)
-              .collect(Collectors.joining(", "));
-      var u =
-          h.createUpdate(renew + in + ")").bind("instance", instance).bind("lease", seconds(lease));
-      for (int i = 0; i < chunk.size(); i++) {
-        u.bind("k" + i, chunk.get(i));
-      }
-      renewed += u.execute();
+    for (int n : batch.execute()) {
+      renewed += Math.max(n, 0);
     }
     return renewed;
+  }
+
+  /**
+   * Clears {@code instance}'s claim on {@code claimedFire} of the job without a run (RUNNING back
+   * to SCHEDULED, version kept); true if it held that claim.
+   */
+  public boolean release(Handle h, String key, String instance, Instant claimedFire) {
+    return h.createUpdate(release)
+            .bind("key", key)
+            .bind("instance", instance)
+            .bind("fire", decimal(claimedFire))
+            .execute()
+        == 1;
   }
 
   /**

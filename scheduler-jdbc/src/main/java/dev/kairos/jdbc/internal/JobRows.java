@@ -9,6 +9,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.WindowCursor;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
@@ -42,8 +43,9 @@ public final class JobRows {
 
   /**
    * One row as read: its key, due time, version and claim owner, which are always readable, and its
-   * record, or null with the reason when some column holds a value no record maps to (a row edited
-   * by hand, or written by a newer Kairos).
+   * record, or null with the reason when some column holds a value no record maps to, or the record
+   * breaks {@link JobRules#checkRecord(JobRecord)} (a row edited by hand, or written by a newer
+   * Kairos).
    */
   public record Row(
       String key, Instant dueTime, long version, String owner, JobRecord record, String problem) {
@@ -64,10 +66,20 @@ public final class JobRows {
     long version = rs.getLong("version");
     String owner = rs.getString("owner");
     try {
-      return new Row(key, due, version, owner, record(rs, key), null);
+      JobRecord r = record(rs, key);
+      JobRules.checkRecord(r);
+      return new Row(key, due, version, owner, r, null);
     } catch (IllegalArgumentException | DateTimeException | ArithmeticException e) {
-      return new Row(key, due, version, owner, null, e.getMessage());
+      return new Row(key, due, version, owner, null, withoutKey(e.getMessage(), key));
     }
+  }
+
+  /** The problem without the "job 'key': " that {@link JobRules} puts first. */
+  private static String withoutKey(String message, String key) {
+    String prefix = "job '" + JobRules.printable(key) + "': ";
+    return message != null && message.startsWith(prefix)
+        ? message.substring(prefix.length())
+        : message;
   }
 
   /**

@@ -92,6 +92,7 @@ public final class StartMarks implements AutoCloseable {
         }
       }
       if (!due.isEmpty()) {
+        due.sort(java.util.Comparator.comparing(Mark::key)); // rows locked in key order
         writer.accept(due);
       }
     } catch (RuntimeException e) {

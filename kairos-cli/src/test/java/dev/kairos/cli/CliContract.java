@@ -1,0 +1,360 @@
+package dev.kairos.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.Misfire;
+import dev.kairos.Scheduler;
+import dev.kairos.dashboard.JobJson;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.ManualClock;
+import dev.kairos.jdbc.JdbcStore;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every command against a store with known content, output compared as text. Subclasses name the
+ * database; each test works on tables of its own prefix.
+ */
+abstract class CliContract {
+  static final Instant T0 = Instant.parse("2026-01-05T00:00:00Z");
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+  String prefix;
+
+  @TempDir Path tmp;
+
+  /** The JDBC URL of the test database. */
+  abstract String url();
+
+  /** Options naming the store, without the prefix: --url, --user, ... */
+  abstract List<String> storeOptions();
+
+  /** A store builder for the test database with this prefix. */
+  abstract JdbcStore.Builder builder(String prefix);
+
+  /** Runs SQL on the test database. */
+  abstract Connection connect() throws Exception;
+
+  @BeforeEach
+  void populate() {
+    prefix = "t" + PREFIXES.incrementAndGet() + "_" + System.nanoTime() % 100000 + "_";
+    ManualClock clock = new ManualClock(T0);
+    Scheduler s =
+        Kairos.builder()
+            .store(builder(prefix).build())
+            .clock(clock)
+            .instanceId("test-1")
+            .defaultZone(ZoneOffset.UTC)
+            .handler("report", ctx -> {})
+            .handler("purge", ctx -> {})
+            .handler(
+                "broken",
+                ctx -> {
+                  throw new IllegalStateException("boom");
+                })
+            .build();
+    try {
+      s.schedule(
+          JobSpec.named("nightly-report")
+              .handler("report")
+              .cron("0 0 2 * * ?", ZoneId.of("Europe/Berlin"))
+              .misfire(Misfire.catchUp()));
+      s.schedule(JobSpec.named("purge").handler("purge").fixedRate(Duration.ofMinutes(5)));
+      s.schedule(JobSpec.named("broken").handler("broken").fixedRate(Duration.ofHours(1)));
+      s.start();
+      await()
+          .atMost(Duration.ofSeconds(20))
+          .until(
+              () ->
+                  s.history("purge", 5).size() == 1
+                      && s.history("broken", 5).size() == 1
+                      && s.jobs().stream().noneMatch(j -> j.state() == JobState.RUNNING));
+    } finally {
+      s.close();
+    }
+  }
+
+  record Result(int code, String out, String err) {}
+
+  Result kairos(String... args) {
+    List<String> all = new ArrayList<>(storeOptions());
+    all.add("--prefix");
+    all.add(prefix);
+    all.addAll(List.of(args));
+    return raw(all.toArray(String[]::new));
+  }
+
+  static Result raw(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = KairosCli.run(new PrintWriter(out), new PrintWriter(err), args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  /** A failure: the exit code, one line on stderr starting "kairos: ", nothing on stdout. */
+  static void assertFails(Result r, int code, String message) {
+    assertThat(r.code()).isEqualTo(code);
+    assertThat(r.err()).startsWith("kairos: ").contains(message).doesNotContain("\tat ");
+    assertThat(r.err().strip().lines()).hasSize(1);
+    assertThat(r.out()).isEmpty();
+  }
+
+  JobState state(String key) {
+    try (JdbcStore store = builder(prefix).build()) {
+      return store.find(key).orElseThrow().state();
+    }
+  }
+
+  @Test
+  void jobs_printsATableByKey() {
+    Result r = kairos("jobs");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            """
+            KEY             HANDLER  SCHEDULE                                    STATE      NEXT FIRE             LAST     FAILS
+            broken          broken   every 1h (fixed rate)                       SCHEDULED  2026-01-05 01:00:00Z  FAILURE  1
+            nightly-report  report   at 02:00 (cron 0 0 2 * * ?, Europe/Berlin)  SCHEDULED  2026-01-05 01:00:00Z           0
+            purge           purge    every 5m (fixed rate)                       SCHEDULED  2026-01-05 00:05:00Z  SUCCESS  0
+            """);
+  }
+
+  @Test
+  void jobs_json_andFilters() throws Exception {
+    JsonNode all = JobJson.mapper().readTree(kairos("jobs", "--json").out());
+    assertThat(all).hasSize(3);
+    assertThat(all.get(0).get("key").asText()).isEqualTo("broken");
+    assertThat(all.get(0).get("lastError").asText())
+        .isEqualTo("java.lang.IllegalStateException: boom");
+    assertThat(kairos("jobs", "--handler", "purge").out())
+        .contains("purge")
+        .doesNotContain("broken");
+    assertThat(kairos("jobs", "--state", "PAUSED").out().lines()).hasSize(1);
+  }
+
+  @Test
+  void show_printsDefinitionStateAndNextFires() {
+    Result r = kairos("show", "nightly-report");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            """
+            FIELD         VALUE
+            key           nightly-report
+            handler       report
+            schedule      at 02:00 (cron 0 0 2 * * ?, Europe/Berlin)
+            misfire       catch up (threshold 1s)
+            retry         1 attempt(s)
+            data
+            state         SCHEDULED
+            runs          0
+            failures      0
+            last start
+            last outcome
+            last error
+            next fires    2026-01-05 01:00:00Z  (2026-01-05 02:00:00 CET)
+                          2026-01-06 01:00:00Z  (2026-01-06 02:00:00 CET)
+                          2026-01-07 01:00:00Z  (2026-01-07 02:00:00 CET)
+                          2026-01-08 01:00:00Z  (2026-01-08 02:00:00 CET)
+                          2026-01-09 01:00:00Z  (2026-01-09 02:00:00 CET)
+                          2026-01-10 01:00:00Z  (2026-01-10 02:00:00 CET)
+                          2026-01-11 01:00:00Z  (2026-01-11 02:00:00 CET)
+                          2026-01-12 01:00:00Z  (2026-01-12 02:00:00 CET)
+                          2026-01-13 01:00:00Z  (2026-01-13 02:00:00 CET)
+                          2026-01-14 01:00:00Z  (2026-01-14 02:00:00 CET)
+            """);
+  }
+
+  @Test
+  void history_printsRunsWithErrorAndInstance() {
+    Result r = kairos("history", "broken", "-n", "5");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            """
+            SCHEDULED             START                 DURATION  LATENESS  OUTCOME  ATTEMPT  INSTANCE  ERROR
+            2026-01-05 00:00:00Z  2026-01-05 00:00:00Z  0 ms      0 ms      FAILURE  1        test-1    java.lang.IllegalStateException: boom
+            """);
+  }
+
+  @Test
+  void preview_ofStoredJobAndOfCron() {
+    assertThat(kairos("preview", "purge", "-n", "3").out())
+        .isEqualTo(
+            """
+            every 5m (fixed rate)
+            UTC                   Z
+            2026-01-05 00:05:00Z  2026-01-05 00:05:00 Z
+            2026-01-05 00:10:00Z  2026-01-05 00:10:00 Z
+            2026-01-05 00:15:00Z  2026-01-05 00:15:00 Z
+            """);
+    Result cron =
+        raw(
+            "preview",
+            "--cron",
+            "0 30 2 * * ?",
+            "--zone",
+            "Europe/Berlin",
+            "-n",
+            "3",
+            "--from",
+            "2026-03-28T00:00:00Z");
+    assertThat(cron.out())
+        .isEqualTo(
+            """
+            at 02:30
+            UTC                   Europe/Berlin
+            2026-03-28 01:30:00Z  2026-03-28 02:30:00 CET
+            2026-03-29 01:00:00Z  2026-03-29 03:00:00 CEST
+            2026-03-30 00:30:00Z  2026-03-30 02:30:00 CEST
+            """);
+  }
+
+  @Test
+  void actions_changeTheJobThroughTheSchedulerApi() {
+    Result pause = kairos("pause", "purge");
+    assertThat(pause.out()).isEqualTo("paused job 'purge' (now PAUSED)\n");
+    assertThat(state("purge")).isEqualTo(JobState.PAUSED);
+    assertThat(kairos("resume", "purge").code()).isZero();
+    assertThat(state("purge")).isEqualTo(JobState.SCHEDULED);
+    assertThat(kairos("trigger", "purge", "--json").out()).contains("\"action\" : \"triggered\"");
+    assertThat(kairos("unschedule", "purge").out())
+        .isEqualTo("unscheduled job 'purge' (now DELETED)\n");
+    assertThat(kairos("jobs").out()).doesNotContain("purge");
+  }
+
+  @Test
+  void unknownKey_exits1WithOneLine() {
+    assertFails(kairos("show", "nope"), KairosCli.FAILED, "no job 'nope'");
+    assertFails(kairos("pause", "nope"), KairosCli.FAILED, "no job 'nope'");
+    assertFails(kairos("history", "nope"), KairosCli.FAILED, "no job 'nope'");
+  }
+
+  @Test
+  void badInput_exits2WithOneLine() {
+    assertFails(
+        raw("preview", "--cron", "0 0 25 * * ?"),
+        KairosCli.USAGE,
+        "hour field '25': Value 25 not in range [0, 23]");
+    assertFails(kairos("jobs", "--state", "DANCING"), KairosCli.USAGE, "DANCING");
+    assertFails(kairos("frobnicate"), KairosCli.USAGE, "frobnicate");
+    assertFails(raw("jobs"), KairosCli.USAGE, "exactly one of --url JDBC-URL or --h2 DIR");
+  }
+
+  @Test
+  void badUrl_exits3WithOneLine() {
+    assertFails(raw("--url", "jdbc:bogus:nowhere", "jobs"), KairosCli.STORE, "No suitable driver");
+  }
+
+  @Test
+  void exportThenImport_movesDefinitions_andImportIsAnUpsert() throws Exception {
+    Path file = tmp.resolve("jobs.json");
+    assertThat(kairos("export", "-o", file.toString()).out())
+        .isEqualTo("exported 3 job(s) to " + file + "\n");
+    String first = prefix;
+    prefix = "imp" + PREFIXES.incrementAndGet() + "_";
+    Result imported = kairos("--create-schema", "import", file.toString());
+    assertThat(imported.out())
+        .isEqualTo(
+            """
+            KEY             CHANGE
+            broken          created
+            nightly-report  created
+            purge           created
+            """);
+    assertThat(kairos("import", file.toString()).out()).contains("purge           unchanged");
+    JsonNode again = JobJson.mapper().readTree(kairos("export").out());
+    prefix = first;
+    JsonNode original = JobJson.mapper().readTree(kairos("export").out());
+    assertThat(again).isEqualTo(original);
+  }
+
+  @Test
+  void import_badFile_changesNothing() throws Exception {
+    Path file = tmp.resolve("bad.json");
+    Files.writeString(
+        file,
+        """
+        {"format": "kairos-jobs", "version": 1, "jobs": [
+          {"key": "new-one", "handler": "h", "schedule": {"kind": "fixedRate", "period": "PT1M"}},
+          {"key": "bad", "handler": "h", "schedule": {"kind": "cron", "expression": "0 0 25 * * ?"}}
+        ]}
+        """);
+    assertFails(kairos("import", file.toString()), KairosCli.USAGE, "job 'bad'");
+    assertThat(kairos("jobs").out()).doesNotContain("new-one");
+    Files.writeString(file, "{ not json");
+    assertFails(kairos("import", file.toString()), KairosCli.USAGE, "not JSON");
+  }
+
+  @Test
+  void doctor_healthyStore_exits0() {
+    Result r = kairos("doctor", "--handlers", "report,purge,broken");
+    assertThat(r.code()).isZero();
+    assertThat(r.out())
+        .isEqualTo(
+            """
+                CHECK   DETAIL
+            ok  schema  version 2
+            ok  jobs    3 readable
+            """);
+  }
+
+  @Test
+  void doctor_reportsUnreadableRowsAndUnknownHandlers_exits1() throws Exception {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute("UPDATE " + prefix + "jobs SET schedule_kind = 'BOGUS' WHERE job_key = 'broken'");
+    }
+    Result r = kairos("doctor", "--handlers", "report");
+    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.out())
+        .isEqualTo(
+            """
+                     CHECK            DETAIL
+            ok       schema           version 2
+            ok       jobs             2 readable
+            PROBLEM  unreadable row   job 'broken': unknown schedule_kind 'BOGUS'
+            PROBLEM  unknown handler  job 'purge': handler 'purge' not registered
+            """);
+  }
+
+  @Test
+  void instances_listsRegisteredInstances() throws Exception {
+    try (JdbcStore store = builder(prefix).build()) {
+      store.register("node-a");
+    }
+    Result r = kairos("instances");
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines().toList())
+        .hasSize(2)
+        .first()
+        .isEqualTo("INSTANCE  LAST HEARTBEAT        SECONDS AGO");
+    assertThat(r.out().lines().toList().get(1)).startsWith("node-a    20");
+    JsonNode json = JobJson.mapper().readTree(kairos("--json", "instances").out());
+    assertThat(json.get(0).get("instance").asText()).isEqualTo("node-a");
+  }
+
+  /** Opens a JDBC connection with DriverManager. */
+  static Connection open(String url, String user, String password) throws Exception {
+    return DriverManager.getConnection(url, user, password);
+  }
+}

@@ -1,0 +1,318 @@
+package dev.kairos.dashboard;
+
+import static dev.kairos.dashboard.Html.esc;
+import static dev.kairos.dashboard.Html.param;
+
+import dev.kairos.JobInfo;
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.RunRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The dashboard's HTML, rendered on the server. Every value that comes from a job or a request
+ * passes through {@link Html#esc}; pages hold no script (the Content-Security-Policy forbids it).
+ */
+final class Pages {
+  private static final DateTimeFormatter LOCAL =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss z");
+  private static final DateTimeFormatter UTC =
+      DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'").withZone(ZoneOffset.UTC);
+  private static final String STYLE =
+      "body{font:14px system-ui,sans-serif;margin:0 1.5em 2em;color:#222}"
+          + "nav{padding:.6em 0;border-bottom:1px solid #ddd;margin-bottom:1em}"
+          + "nav a{margin-right:1.2em}table{border-collapse:collapse;margin:.5em 0 1.5em}"
+          + "th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}"
+          + "th{background:#f3f3f3}.FAILURE{color:#c62828}.SUCCESS{color:#2e7d32}"
+          + ".PAUSED{color:#ef6c00;font-weight:bold}.msg{background:#e8f5e9;padding:.5em}"
+          + "form.inline{display:inline}code{white-space:pre-wrap;word-break:break-all}"
+          + ".actions a{margin-right:1em}";
+
+  /** Everything a page needs besides its own data. */
+  record Context(String base, String user, boolean readOnly, ZoneId zone) {}
+
+  private Pages() {}
+
+  static String jobs(
+      Context c, List<JobInfo> jobs, String q, String handler, String state, String sort) {
+    StringBuilder b = head(c, "Jobs");
+    b.append("<h1>Jobs</h1><form method=\"get\" action=\"")
+        .append(esc(c.base()))
+        .append("/\" id=\"filter\">key contains <input name=\"q\" value=\"")
+        .append(esc(q))
+        .append("\"> handler <input name=\"handler\" value=\"")
+        .append(esc(handler))
+        .append("\"> state <select name=\"state\"><option value=\"\">any</option>");
+    for (JobState s : JobState.values()) {
+      b.append("<option")
+          .append(s.name().equals(state) ? " selected" : "")
+          .append(">")
+          .append(s.name())
+          .append("</option>");
+    }
+    b.append("</select> sort <select name=\"sort\">")
+        .append("<option value=\"next\"")
+        .append("key".equals(sort) ? "" : " selected")
+        .append(">next fire</option><option value=\"key\"")
+        .append("key".equals(sort) ? " selected" : "")
+        .append(">key</option></select> <button>Filter</button></form>");
+    b.append("<p>")
+        .append(jobs.size())
+        .append(" job(s)</p><table id=\"jobs\"><tr><th>key</th><th>handler</th><th>schedule</th>")
+        .append("<th>misfire</th><th>next fire (job's zone)</th><th>next fire (UTC)</th>")
+        .append("<th>last outcome</th><th>failures</th><th>state</th></tr>");
+    for (JobInfo j : jobs) {
+      ZoneId zone = Schedules.zoneOf(j.spec(), c.zone());
+      b.append("<tr><td><a class=\"job\" href=\"")
+          .append(jobHref(c, j.key()))
+          .append("\">")
+          .append(esc(j.key()))
+          .append("</a></td><td>")
+          .append(esc(j.spec().handler()))
+          .append("</td><td>")
+          .append(esc(Schedules.describe(j.spec().schedule())))
+          .append("</td><td>")
+          .append(esc(Schedules.describe(j.spec().misfire())))
+          .append("</td><td>")
+          .append(local(j.nextFireTime(), zone))
+          .append("</td><td>")
+          .append(utc(j.nextFireTime()))
+          .append("</td><td class=\"")
+          .append(j.lastOutcome() == null ? "" : j.lastOutcome().name())
+          .append("\">")
+          .append(j.lastOutcome() == null ? "" : j.lastOutcome().name())
+          .append("</td><td>")
+          .append(j.failureCount())
+          .append("</td><td class=\"state ")
+          .append(j.state().name())
+          .append("\">")
+          .append(j.state().name())
+          .append("</td></tr>");
+    }
+    return foot(b.append("</table>"));
+  }
+
+  static String job(
+      Context c, JobInfo j, List<Instant> next, List<RunRecord> history, String done) {
+    JobSpec s = j.spec();
+    ZoneId zone = Schedules.zoneOf(s, c.zone());
+    StringBuilder b = head(c, "Job " + j.key());
+    b.append("<h1>Job <span id=\"key\">").append(esc(j.key())).append("</span></h1>");
+    if (done != null) {
+      b.append("<p class=\"msg\" id=\"done\">").append(esc(done)).append("</p>");
+    }
+    b.append("<p>State: <strong id=\"state\" class=\"")
+        .append(j.state().name())
+        .append("\">")
+        .append(j.state().name())
+        .append("</strong></p>");
+    if (!c.readOnly()) {
+      b.append("<p class=\"actions\">");
+      for (String action : actionsFor(j.state())) {
+        b.append("<a id=\"")
+            .append(action)
+            .append("\" href=\"")
+            .append(esc(c.base()))
+            .append("/confirm?action=")
+            .append(action)
+            .append("&amp;key=")
+            .append(param(j.key()))
+            .append("\">")
+            .append(Router.ACTIONS.get(action))
+            .append("</a>");
+      }
+      b.append("</p>");
+    }
+    b.append("<h2>Definition</h2><table id=\"definition\">");
+    row(b, "handler", esc(s.handler()));
+    row(b, "schedule", esc(Schedules.describe(s.schedule())));
+    row(b, "misfire", esc(Schedules.describe(s.misfire())));
+    row(
+        b,
+        "retry",
+        s.retry().maxAttempts() <= 1
+            ? "none"
+            : esc(
+                s.retry().maxAttempts()
+                    + " attempts, first after "
+                    + Schedules.human(s.retry().initialDelay())));
+    row(b, "start at", s.startAt().map(t -> utc(t)).orElse(""));
+    row(b, "initial delay", esc(s.initialDelay().map(Schedules::human).orElse("")));
+    row(b, "data", "<code>" + esc(s.data().orElse("")) + "</code>");
+    row(b, "runs / failures", j.runCount() + " / " + j.failureCount());
+    row(
+        b,
+        "last run",
+        j.lastStart() == null
+            ? "never"
+            : utc(j.lastStart())
+                + ", "
+                + (j.lastOutcome() == null ? "running" : j.lastOutcome().name()));
+    row(b, "last error", "<code id=\"last-error\">" + esc(j.lastError()) + "</code>");
+    b.append("</table><h2>Next fires</h2><table id=\"next\"><tr><th>")
+        .append(esc(zone.getId()))
+        .append("</th><th>UTC</th></tr>");
+    for (Instant t : next) {
+      b.append("<tr><td>").append(local(t, zone)).append("</td><td>").append(utc(t));
+      b.append("</td></tr>");
+    }
+    if (next.isEmpty()) {
+      b.append("<tr><td colspan=\"2\">none</td></tr>");
+    }
+    b.append("</table><h2>Recent runs</h2>").append(Chart.svg(history));
+    b.append("<table id=\"history\"><tr><th>scheduled</th><th>start</th><th>end</th>")
+        .append("<th>duration</th><th>lateness</th><th>outcome</th><th>error</th>")
+        .append("<th>attempt</th><th>instance</th></tr>");
+    for (RunRecord r : history) {
+      b.append("<tr class=\"run\"><td>")
+          .append(utc(r.scheduledFireTime()))
+          .append("</td><td>")
+          .append(utc(r.start()))
+          .append("</td><td>")
+          .append(utc(r.end()))
+          .append("</td><td>")
+          .append(millis(r.start(), r.end()))
+          .append("</td><td>")
+          .append(millis(r.scheduledFireTime(), r.start()))
+          .append("</td><td class=\"")
+          .append(r.outcome() == null ? "" : r.outcome().name())
+          .append("\">")
+          .append(r.outcome() == null ? "" : r.outcome().name())
+          .append("</td><td><code>")
+          .append(esc(r.error()))
+          .append("</code></td><td>")
+          .append(r.attempt())
+          .append("</td><td>")
+          .append(esc(r.instance()))
+          .append("</td></tr>");
+    }
+    return foot(b.append("</table>"));
+  }
+
+  static String confirm(Context c, JobInfo j, String action, String csrf) {
+    StringBuilder b = head(c, "Confirm");
+    b.append("<h1>")
+        .append(Router.ACTIONS.get(action))
+        .append(" job <span id=\"key\">")
+        .append(esc(j.key()))
+        .append("</span>?</h1><p>")
+        .append(esc(explain(action)))
+        .append("</p><form method=\"post\" action=\"")
+        .append(esc(c.base()))
+        .append("/action\"><input type=\"hidden\" name=\"key\" value=\"")
+        .append(esc(j.key()))
+        .append("\"><input type=\"hidden\" name=\"action\" value=\"")
+        .append(action)
+        .append("\"><input type=\"hidden\" name=\"csrf\" value=\"")
+        .append(esc(csrf))
+        .append("\"><button id=\"confirm\">")
+        .append(Router.ACTIONS.get(action))
+        .append("</button> <a href=\"")
+        .append(jobHref(c, j.key()))
+        .append("\">Cancel</a></form>");
+    return foot(b);
+  }
+
+  static String instances(Context c, Map<String, Instant> instances, Instant now) {
+    StringBuilder b = head(c, "Instances");
+    b.append("<h1>Instances</h1>");
+    if (instances == null) {
+      b.append("<p>Not known here: instances are registered by a clustered store; start the")
+          .append(" dashboard with <code>.instances(jdbcStore::instances)</code>.</p>");
+      return foot(b);
+    }
+    b.append("<table id=\"instances\"><tr><th>instance</th><th>last heartbeat (UTC)</th>")
+        .append("<th>seconds ago</th></tr>");
+    instances.entrySet().stream()
+        .sorted(Map.Entry.comparingByKey())
+        .forEach(
+            e ->
+                b.append("<tr><td>")
+                    .append(esc(e.getKey()))
+                    .append("</td><td>")
+                    .append(utc(e.getValue()))
+                    .append("</td><td>")
+                    .append(Duration.between(e.getValue(), now).toSeconds())
+                    .append("</td></tr>"));
+    if (instances.isEmpty()) {
+      b.append("<tr><td colspan=\"3\">none registered</td></tr>");
+    }
+    return foot(b.append("</table>"));
+  }
+
+  static String error(Context c, int status, String message) {
+    StringBuilder b = head(c, "Error " + status);
+    b.append("<h1>Error ")
+        .append(status)
+        .append("</h1><p id=\"error\">")
+        .append(esc(message))
+        .append("</p>");
+    return foot(b);
+  }
+
+  /** The actions offered for a job in this state. */
+  static List<String> actionsFor(JobState state) {
+    return switch (state) {
+      case PAUSED -> List.of("resume", "trigger", "unschedule");
+      case COMPLETE -> List.of("trigger", "unschedule");
+      default -> List.of("pause", "trigger", "unschedule");
+    };
+  }
+
+  private static String explain(String action) {
+    return switch (action) {
+      case "pause" -> "The job stops firing and keeps its timetable; a running run finishes.";
+      case "resume" -> "The job fires again; fires missed while paused follow its misfire policy.";
+      case "trigger" -> "The job runs once now, outside its timetable, which does not move.";
+      default ->
+          "The job and its history are deleted. A running run finishes. This cannot be undone.";
+    };
+  }
+
+  private static String jobHref(Context c, String key) {
+    return esc(c.base()) + "/job?key=" + param(key);
+  }
+
+  private static void row(StringBuilder b, String name, String html) {
+    b.append("<tr><th>").append(name).append("</th><td>").append(html).append("</td></tr>");
+  }
+
+  private static String local(Instant t, ZoneId zone) {
+    return t == null ? "" : esc(LOCAL.format(t.atZone(zone)));
+  }
+
+  private static String utc(Instant t) {
+    return t == null ? "" : UTC.format(t);
+  }
+
+  private static String millis(Instant from, Instant to) {
+    return from == null || to == null ? "" : Duration.between(from, to).toMillis() + " ms";
+  }
+
+  private static StringBuilder head(Context c, String title) {
+    StringBuilder b = new StringBuilder(4096);
+    b.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>")
+        .append(esc(title))
+        .append(" · Kairos</title><style>")
+        .append(STYLE)
+        .append("</style></head><body><nav><strong>Kairos</strong> <a href=\"")
+        .append(esc(c.base()))
+        .append("/\">Jobs</a><a href=\"")
+        .append(esc(c.base()))
+        .append("/instances\">Instances</a><span>")
+        .append(esc(c.user()))
+        .append(c.readOnly() ? " · read-only" : "")
+        .append("</span></nav>");
+    return b;
+  }
+
+  private static String foot(StringBuilder b) {
+    return b.append("</body></html>").toString();
+  }
+}

@@ -1,0 +1,63 @@
+package dev.kairos.dashboard;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kairos.CronSyntax;
+import dev.kairos.DstPolicy;
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class JobJsonTest {
+  static Stream<JobSpec> specs() {
+    return Stream.of(
+        JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(5)),
+        JobSpec.named("b")
+            .handler("h")
+            .data("{\"x\":1}")
+            .fixedDelay(Duration.ofSeconds(30))
+            .initialDelay(Duration.ofSeconds(3))
+            .misfire(Misfire.catchUp(3).threshold(Duration.ofMinutes(1)))
+            .retry(Retry.backoff(4, Duration.ofSeconds(1))),
+        JobSpec.named("c").handler("h").at(Instant.parse("2026-03-01T10:00:00Z")),
+        JobSpec.named("d").handler("h").after(Duration.ofHours(2)).misfire(Misfire.skip()),
+        JobSpec.named("e")
+            .handler("h")
+            .cron("0 12 * * 1", ZoneId.of("Europe/Berlin"), CronSyntax.UNIX)
+            .dst(DstPolicy.defaults().gap(DstPolicy.Gap.SKIP))
+            .startAt(Instant.parse("2026-01-01T00:00:00Z")),
+        JobSpec.named("f").handler("h").cron("0 0 2 * * ?").misfire(Misfire.catchUp()));
+  }
+
+  @ParameterizedTest
+  @MethodSource("specs")
+  void spec_readsBackEqual(JobSpec spec) {
+    assertThat(JobJson.readSpec(JobJson.spec(spec))).isEqualTo(spec);
+  }
+
+  @Test
+  void readSpec_refusesUnknownFieldsNamingJobAndField() {
+    ObjectNode n = JobJson.spec(JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(5)));
+    ((ObjectNode) n.get("schedule")).put("perod", "PT1M");
+    assertThatThrownBy(() -> JobJson.readSpec(n))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("job 'a' schedule: unknown field 'perod'");
+  }
+
+  @Test
+  void readSpec_refusesBadDurationNamingIt() {
+    ObjectNode n = JobJson.spec(JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(5)));
+    ((ObjectNode) n.get("schedule")).put("period", "5 minutes");
+    assertThatThrownBy(() -> JobJson.readSpec(n))
+        .hasMessage("job 'a' schedule period: not an ISO-8601 duration such as PT5M: '5 minutes'");
+  }
+}

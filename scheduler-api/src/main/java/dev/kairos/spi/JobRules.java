@@ -1,0 +1,276 @@
+package dev.kairos.spi;
+
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import dev.kairos.Schedule;
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * The one set of rules a job must satisfy, applied both to what the API is given ({@code
+ * schedule(spec)}) and to every record a store reads back. A record that breaks a rule is
+ * <em>unreadable</em>: stores and the engine skip it (never fire it, never rewrite it) and list it.
+ *
+ * <p>Every method throws {@link IllegalArgumentException} with a message that names the job key and
+ * the offending value. What needs the engine (registered handlers, parsing cron expressions) is
+ * checked there, on top of these rules.
+ *
+ * <p>The rules:
+ *
+ * <ul>
+ *   <li>Key: not blank, at most {@value #MAX_KEY_LENGTH} characters, no control character (NUL,
+ *       line breaks, ...) and no unpaired surrogate: such keys do not survive every database (on
+ *       PostgreSQL a NUL cannot be stored at all). Handler names likewise; data may not hold a NUL.
+ *   <li>Schedule: a fixed rate or delay is positive; a one-shot has a time or a non-negative delay;
+ *       a cron schedule has an expression.
+ *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1.
+ *   <li>Retry: at least one attempt; an initial delay that is not negative.
+ *   <li>Schedule state (records only): a {@code COMPLETE} job is due only for a {@code
+ *       triggerNow()}; a due job says why it is due; a timetable fire has a next fire time; a retry
+ *       has the fire time it retries; attempts count from 1.
+ *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit, a next
+ *       fire time more than {@link #MAX_CATCH_UP} before now is refused: replaying more than a year
+ *       of missed fires back to back is never what a restored backup or a hand edit meant (a next
+ *       fire time in year 1 would replay every slot since). Schedule the job again, or use {@code
+ *       catchUp(n)}.
+ * </ul>
+ */
+public final class JobRules {
+  /** Longest job key. */
+  public static final int MAX_KEY_LENGTH = 200;
+
+  /**
+   * Under unlimited {@code catchUp()}, how far in the past a next fire time may lie before the
+   * record is refused.
+   */
+  public static final Duration MAX_CATCH_UP = Duration.ofDays(366);
+
+  private JobRules() {}
+
+  /**
+   * Checks a key as every API call that takes one may: not blank, at most {@value #MAX_KEY_LENGTH}
+   * characters, no control character or unpaired surrogate.
+   *
+   * @throws IllegalArgumentException naming the key (control characters escaped as backslash-u
+   *     codes)
+   */
+  public static void checkKey(String key) {
+    if (key == null || key.isBlank()) {
+      throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
+    }
+    if (key.length() > MAX_KEY_LENGTH) {
+      throw bad(key, "key longer than " + MAX_KEY_LENGTH + " characters");
+    }
+    String problem = badCharacter(key);
+    if (problem != null) {
+      throw bad(key, "key contains " + problem);
+    }
+  }
+
+  /**
+   * Checks a definition: key, handler name, data, schedule, misfire policy and retry policy (not
+   * whether the handler is registered, nor the cron expression's syntax).
+   *
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  public static void checkSpec(JobSpec spec) {
+    if (spec == null) {
+      throw new IllegalArgumentException("job spec is null");
+    }
+    String key = spec.key();
+    checkKey(key);
+    String handler = spec.handler();
+    if (handler == null || handler.isBlank()) {
+      throw bad(key, "handler name is null or blank: '" + handler + "'");
+    }
+    String handlerProblem = badCharacter(handler);
+    if (handlerProblem != null) {
+      throw bad(key, "handler name '" + printable(handler) + "' contains " + handlerProblem);
+    }
+    if (spec.data().map(d -> d.indexOf('\0') >= 0).orElse(false)) {
+      throw bad(key, "data contains a NUL character, which PostgreSQL cannot store");
+    }
+    if (spec.schedule() == null) {
+      throw bad(key, "no schedule: call fixedRate, fixedDelay, at, after or cron");
+    }
+    checkSchedule(key, spec.schedule());
+    checkMisfire(key, spec.misfire());
+    checkRetry(key, spec.retry());
+    spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
+  }
+
+  /**
+   * Checks a stored record: its definition ({@link #checkSpec}) and its schedule state.
+   *
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  public static void checkRecord(JobRecord r) {
+    if (r == null || r.spec() == null) {
+      throw new IllegalArgumentException("job record or its definition is null");
+    }
+    checkSpec(r.spec());
+    String key = r.key();
+    if (r.state() == null) {
+      throw bad(key, "state is null");
+    }
+    if (r.attempt() < 1) {
+      throw bad(key, "attempt must be at least 1: " + r.attempt());
+    }
+    if (r.dueTime() == null) {
+      return;
+    }
+    if (r.dueKind() == null) {
+      throw bad(key, "due at " + r.dueTime() + " without a due kind");
+    }
+    if (r.state() == JobState.COMPLETE && r.dueKind() != FireKind.TRIGGER) {
+      throw bad(key, "a COMPLETE job has a due time: " + r.dueTime() + " (" + r.dueKind() + ")");
+    }
+    if (r.dueKind() == FireKind.TIMETABLE && r.nextFireTime() == null) {
+      throw bad(key, "a timetable fire is due at " + r.dueTime() + " without a next fire time");
+    }
+    if (r.dueKind() == FireKind.RETRY && r.lastScheduledFireTime() == null) {
+      throw bad(key, "a retry is due at " + r.dueTime() + " without the fire time it retries");
+    }
+  }
+
+  /**
+   * Checks a stored record as {@link #checkRecord(JobRecord)} does, and against the catch-up rule
+   * at {@code now} (see the class comment).
+   *
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  public static void checkRecord(JobRecord r, Instant now) {
+    checkRecord(r);
+    if (r.spec().misfire() instanceof Misfire.CatchUp c
+        && c.max() == Integer.MAX_VALUE
+        && r.dueTime() != null
+        && r.dueKind() == FireKind.TIMETABLE
+        && Duration.between(r.nextFireTime(), now).compareTo(MAX_CATCH_UP) > 0) {
+      throw bad(
+          r.key(),
+          "next fire time "
+              + r.nextFireTime()
+              + " is more than "
+              + MAX_CATCH_UP.toDays()
+              + " days before now ("
+              + now
+              + ") under catchUp(): refusing to replay every missed fire since;"
+              + " schedule the job again or use catchUp(n)");
+    }
+  }
+
+  /** The reason a record breaks a rule at {@code now}, or null if it breaks none. */
+  public static String problem(JobRecord r, Instant now) {
+    try {
+      checkRecord(r, now);
+      return null;
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      return e.getMessage();
+    }
+  }
+
+  private static void checkSchedule(String key, Schedule schedule) {
+    if (schedule instanceof Schedule.FixedRate r) {
+      positive(key, "fixed-rate period", r.period());
+    } else if (schedule instanceof Schedule.FixedDelay d) {
+      positive(key, "fixed delay", d.delay());
+    } else if (schedule instanceof Schedule.Once o) {
+      if (o.at() == null && o.delay() == null) {
+        throw bad(key, "one-shot time is null");
+      }
+      if (o.delay() != null) {
+        nonNegative(key, "one-shot delay", o.delay());
+      }
+    } else if (schedule instanceof Schedule.Cron c) {
+      if (c.expression() == null || c.expression().isBlank()) {
+        throw bad(key, "cron expression is null or blank");
+      }
+    }
+  }
+
+  private static void checkMisfire(String key, Misfire m) {
+    if (m == null) {
+      throw bad(key, "misfire policy is null");
+    }
+    if (m.threshold() == null || m.threshold().isNegative()) {
+      throw bad(key, "misfire threshold must not be negative: " + m.threshold());
+    }
+    if (m instanceof Misfire.CatchUp c && c.max() < 1) {
+      throw bad(key, "catchUp(max) needs max >= 1: " + c.max());
+    }
+  }
+
+  private static void checkRetry(String key, Retry r) {
+    if (r == null) {
+      throw bad(key, "retry policy is null");
+    }
+    if (r.maxAttempts() < 1) {
+      throw bad(key, "retry max attempts must be at least 1: " + r.maxAttempts());
+    }
+    if (r.initialDelay() == null || r.initialDelay().isNegative()) {
+      throw bad(key, "retry initial delay must not be negative: " + r.initialDelay());
+    }
+  }
+
+  private static void positive(String key, String what, Duration d) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw bad(key, what + " must be positive: " + d);
+    }
+  }
+
+  private static void nonNegative(String key, String what, Duration d) {
+    if (d == null || d.isNegative()) {
+      throw bad(key, what + " must not be negative: " + d);
+    }
+  }
+
+  /** The first control character or unpaired surrogate in s, described; null if none. */
+  private static String badCharacter(String s) {
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (Character.isISOControl(c)) {
+        return String.format("a control character (\\u%04x) at index %d", (int) c, i);
+      }
+      if (Character.isHighSurrogate(c)
+          && i + 1 < s.length()
+          && Character.isLowSurrogate(s.charAt(i + 1))) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return String.format("an unpaired surrogate (\\u%04x) at index %d", (int) c, i);
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The text with control characters and unpaired surrogates escaped as backslash-u codes, as the
+   * messages show keys; null stays null.
+   */
+  public static String printable(String s) {
+    if (s == null || badCharacter(s) == null) {
+      return s;
+    }
+    StringBuilder b = new StringBuilder(s.length() + 8);
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean pair =
+          Character.isHighSurrogate(c)
+              && i + 1 < s.length()
+              && Character.isLowSurrogate(s.charAt(i + 1));
+      if (pair) {
+        b.append(c).append(s.charAt(++i));
+      } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+        b.append(String.format("\\u%04x", (int) c));
+      } else {
+        b.append(c);
+      }
+    }
+    return b.toString();
+  }
+
+  private static IllegalArgumentException bad(String key, String problem) {
+    return new IllegalArgumentException("job '" + printable(key) + "': " + problem);
+  }
+}

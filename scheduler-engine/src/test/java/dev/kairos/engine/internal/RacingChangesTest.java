@@ -1,0 +1,174 @@
+package dev.kairos.engine.internal;
+
+import static java.time.Duration.ofSeconds;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.JobContext;
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobStore;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * API calls made while a run is in progress (issue #10, findings 1 and 2), deterministically: the
+ * job's own body makes the call, on the step API's thread, in the middle of its run. A fire runs
+ * once whatever changes race with it, and {@code pause()} returning means nothing runs until
+ * resumed. Subclasses run the same cases on database stores.
+ */
+public class RacingChangesTest {
+  /** What the running job does to its own schedule, on its first run only. */
+  private final AtomicReference<Consumer<JobContext>> duringFirstRun = new AtomicReference<>();
+
+  protected Harness h;
+
+  /** The store under test; a new, empty one per test. */
+  protected JobStore newStore() {
+    return new InMemoryStore();
+  }
+
+  @BeforeEach
+  public void setUp() {
+    h =
+        new Harness(
+            newStore(),
+            ctx -> {
+              Consumer<JobContext> once = duringFirstRun.getAndSet(null);
+              if (once != null) {
+                once.accept(ctx);
+              }
+            });
+  }
+
+  @AfterEach
+  public void tearDown() {
+    h.scheduler.close();
+  }
+
+  private static JobSpec every10s() {
+    return JobSpec.named("j").handler("h").fixedRate(ofSeconds(10));
+  }
+
+  private JobRecord stored() {
+    return h.store.find("j").orElseThrow();
+  }
+
+  @Test
+  public void pauseThenResume_duringARun_doesNotRunThatFireAgain() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.pause("j");
+          h.scheduler.resume("j");
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(35));
+
+    assertThat(h.fires()).containsExactly(0L, 10_000L, 20_000L, 30_000L);
+    assertThat(stored().nextFireTime()).isEqualTo(Harness.T0.plusSeconds(40));
+  }
+
+  @Test
+  public void pause_duringARun_letsThatRunFinish_andNothingRunsUntilResumed() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(ctx -> h.scheduler.pause("j"));
+
+    h.runUntil(Harness.T0.plusSeconds(60));
+
+    assertThat(h.fires()).containsExactly(0L);
+    assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored().dueTime()).isNull();
+    assertThat(stored().nextFireTime()).isEqualTo(Harness.T0.plusSeconds(10));
+
+    h.scheduler.resume("j");
+    h.runUntil(Harness.T0.plusSeconds(60));
+    assertThat(h.fires()).hasSize(2); // the missed fires coalesce into one run at resume
+    assertThat(h.fires().get(1)).isGreaterThan(0L);
+  }
+
+  @Test
+  public void triggerNowThenPause_duringARun_leavesNoTriggerInTheStore() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.triggerNow("j");
+          h.scheduler.pause("j");
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(60));
+
+    assertThat(h.fires()).containsExactly(0L);
+    assertThat(h.scheduler.job("j").orElseThrow().state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored().dueTime()).as("nothing armed in the paused row").isNull();
+  }
+
+  @Test
+  public void pause_ofAPausedJobWithAPendingTrigger_clearsTheTrigger() {
+    h.scheduler.schedule(every10s());
+    h.scheduler.pause("j");
+    h.scheduler.triggerNow("j"); // a paused job may be triggered once...
+    assertThat(stored().dueTime()).isNotNull();
+
+    h.scheduler.pause("j"); // ...until it is paused again
+
+    assertThat(stored().dueTime()).isNull();
+    h.runUntil(Harness.T0.plusSeconds(60));
+    assertThat(h.runs).isEmpty();
+  }
+
+  @Test
+  public void triggerNow_duringARun_runsOnceMore_withoutRepeatingTheTimetableFire() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(ctx -> h.scheduler.triggerNow("j"));
+
+    h.runUntil(Harness.T0.plusSeconds(25));
+
+    // The trigger's fire is "now" (T0); the timetable fire at T0 is not repeated.
+    assertThat(h.fires()).containsExactly(0L, 0L, 10_000L, 20_000L);
+    assertThat(h.runs.get(1).actualStart()).isEqualTo(Harness.T0);
+  }
+
+  @Test
+  public void pauseThenResume_duringTheRunOfAOneShot_completesIt() {
+    h.scheduler.schedule(JobSpec.named("j").handler("h").at(Harness.T0.plusSeconds(5)));
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.pause("j");
+          h.scheduler.resume("j");
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(60));
+
+    assertThat(h.fires()).containsExactly(5_000L);
+    assertThat(stored().state()).isEqualTo(JobState.COMPLETE);
+    assertThat(stored().dueTime()).isNull();
+  }
+
+  @Test
+  public void reschedule_duringARun_takesTheNewTimetable() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(
+        ctx -> h.scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(ofSeconds(7))));
+
+    h.runUntil(Harness.T0.plusSeconds(25));
+
+    // A new definition starts a new timetable at once, as schedule() does for any new job.
+    assertThat(h.fires()).containsExactly(0L, 0L, 7_000L, 14_000L, 21_000L);
+  }
+
+  @Test
+  public void unschedule_duringARun_removesTheJob() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(ctx -> h.scheduler.unschedule("j"));
+
+    h.runUntil(Harness.T0.plusSeconds(60));
+
+    assertThat(h.fires()).containsExactly(0L);
+    assertThat(h.store.find("j")).isEmpty();
+  }
+}
