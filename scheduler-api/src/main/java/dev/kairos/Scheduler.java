@@ -106,6 +106,14 @@ public interface Scheduler extends AutoCloseable {
   boolean unschedule(String key);
 
   /**
+   * What the engine holds right now: queued and running jobs, workers, store availability. Reads
+   * memory only, so it is cheap enough for a metrics gauge polled every few seconds.
+   *
+   * @return the current statistics
+   */
+  SchedulerStats stats();
+
+  /**
    * The newest {@code limit} runs of the job, newest first.
    *
    * @param key the job's key

@@ -597,6 +597,16 @@ final class Dispatcher {
     }
   }
 
+  /** Number of running entries. */
+  int running() {
+    lock.lock();
+    try {
+      return (int) tracked.values().stream().filter(e -> e.running).count();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Number of queued entries. */
   int queued() {
     lock.lock();

@@ -5,6 +5,7 @@ import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.SchedulerStats;
 import dev.kairos.StoreException;
 import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
@@ -728,6 +729,12 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /** Instrumentation for tests: keys of running jobs. */
+  @Override
+  public SchedulerStats stats() {
+    return new SchedulerStats(
+        dispatcher.queued(), dispatcher.running(), config.workers(), !health.isDown());
+  }
+
   List<String> runningKeys() {
     return dispatcher.runningKeys();
   }

@@ -1,0 +1,260 @@
+package dev.kairos.micrometer;
+
+import dev.kairos.JobContext;
+import dev.kairos.Misfire;
+import dev.kairos.Scheduler;
+import dev.kairos.SchedulerListener;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+
+/**
+ * Records a Kairos scheduler's runs, lateness and misfires as Micrometer meters, and its engine
+ * state as gauges. Usable without Spring:
+ *
+ * <pre>{@code
+ * KairosMetrics metrics = KairosMetrics.builder(registry).build();
+ * Scheduler scheduler = Kairos.builder().listener(metrics)...build();
+ * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store availability
+ * }</pre>
+ *
+ * <p>Run meters carry the tags {@code key} (the job key) and {@code handler}; for stores with many
+ * jobs, {@link Builder#keyTags(boolean) keyTags(false)} leaves the {@code key} tag out so the
+ * number of time series grows with handlers, not jobs. The meters and their tags are listed in
+ * {@code kairos-micrometer/README.md}.
+ */
+public final class KairosMetrics implements SchedulerListener {
+  /**
+   * Runs started, retries and recoveries included. Meter names follow Micrometer's dot convention.
+   */
+  public static final String RUNS_STARTED = "kairos.runs.started";
+
+  /** Finished runs, tagged {@code outcome} = {@code success} or {@code failure}. */
+  public static final String RUNS_FINISHED = "kairos.runs.finished";
+
+  /** Run duration timer, tagged {@code outcome}. */
+  public static final String RUN_DURATION = "kairos.run.duration";
+
+  /** Actual start − scheduled fire time of first attempts, a timer with percentiles. */
+  public static final String FIRE_LATENESS = "kairos.fire.lateness";
+
+  /** Missed fires that a run stands for (made up by catch-up or covered by fire-once). */
+  public static final String FIRES_LATE = "kairos.fires.late";
+
+  /** Fires a misfire policy dropped, tagged {@code policy}. */
+  public static final String FIRES_DROPPED = "kairos.fires.dropped";
+
+  /** Failed runs that will be retried. */
+  public static final String RETRIES = "kairos.runs.retries";
+
+  /** Runs that repeat a fire interrupted by a crash or a lost instance. */
+  public static final String RECOVERIES = "kairos.runs.recoveries";
+
+  /** Gauge: jobs queued in the engine's heap. */
+  public static final String JOBS_QUEUED = "kairos.jobs.queued";
+
+  /** Gauge: jobs running (one worker each). */
+  public static final String JOBS_RUNNING = "kairos.jobs.running";
+
+  /** Gauge: size of the worker pool. */
+  public static final String WORKERS = "kairos.workers";
+
+  /** Gauge: workers running a job. */
+  public static final String WORKERS_BUSY = "kairos.workers.busy";
+
+  /** Gauge: 1 while the store answers, 0 while the engine retries it. */
+  public static final String STORE_AVAILABLE = "kairos.store.available";
+
+  private final MeterRegistry registry;
+  private final boolean keyTags;
+  private final Tags common;
+  private final double[] percentiles;
+
+  /** The start of the current run on this worker thread, in the registry clock's nanoseconds. */
+  private final ThreadLocal<long[]> runStart = ThreadLocal.withInitial(() -> new long[1]);
+
+  private KairosMetrics(Builder b) {
+    this.registry = b.registry;
+    this.keyTags = b.keyTags;
+    this.common = b.tags;
+    this.percentiles = b.percentiles.clone();
+  }
+
+  /** A builder recording into {@code registry}. */
+  public static Builder builder(MeterRegistry registry) {
+    return new Builder(Objects.requireNonNull(registry, "registry"));
+  }
+
+  /**
+   * Registers the gauges over {@code scheduler.stats()}: {@value #JOBS_QUEUED}, {@value
+   * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}. The
+   * registry holds the scheduler weakly, as Micrometer gauges do.
+   */
+  public void bindTo(Scheduler scheduler) {
+    gauge(JOBS_QUEUED, scheduler, s -> s.stats().queuedJobs(), "jobs", "Jobs queued in the heap");
+    gauge(JOBS_RUNNING, scheduler, s -> s.stats().runningJobs(), "jobs", "Jobs running");
+    gauge(WORKERS, scheduler, s -> s.stats().workers(), "threads", "Worker pool size");
+    gauge(
+        WORKERS_BUSY, scheduler, s -> s.stats().runningJobs(), "threads", "Workers running a job");
+    gauge(
+        STORE_AVAILABLE,
+        scheduler,
+        s -> s.stats().storeAvailable() ? 1 : 0,
+        null,
+        "1 while the store answers, 0 while it is retried");
+  }
+
+  private void gauge(
+      String name, Scheduler s, ToDoubleFunction<Scheduler> f, String unit, String description) {
+    Gauge.builder(name, s, f)
+        .tags(common)
+        .baseUnit(unit)
+        .description(description)
+        .register(registry);
+  }
+
+  @Override
+  public void runStarted(JobContext context) {
+    runStart.get()[0] = registry.config().clock().monotonicTime();
+    Tags tags = runTags(context);
+    Counter.builder(RUNS_STARTED)
+        .tags(tags)
+        .description("Runs started")
+        .register(registry)
+        .increment();
+    if (context.attempt() == 1) {
+      Duration lateness = Duration.between(context.scheduledFireTime(), context.actualStart());
+      Timer.builder(FIRE_LATENESS)
+          .tags(tags)
+          .description("Actual start minus scheduled fire time, first attempts")
+          .publishPercentiles(percentiles)
+          .register(registry)
+          .record(lateness.isNegative() ? Duration.ZERO : lateness);
+      if (context.missedFires() > 0) {
+        Counter.builder(FIRES_LATE)
+            .tags(tags)
+            .description("Missed fires a run stands for")
+            .register(registry)
+            .increment(context.missedFires());
+      }
+    }
+    if (context.recovery()) {
+      Counter.builder(RECOVERIES)
+          .tags(tags)
+          .description("Runs repeating a fire interrupted by a crash")
+          .register(registry)
+          .increment();
+    }
+  }
+
+  @Override
+  public void runSucceeded(JobContext context, Duration took) {
+    finished(context, "success", took.toNanos());
+  }
+
+  @Override
+  public void runFailed(JobContext context, Throwable error, boolean willRetry) {
+    long took = registry.config().clock().monotonicTime() - runStart.get()[0];
+    finished(context, "failure", Math.max(0, took));
+    if (willRetry) {
+      Counter.builder(RETRIES)
+          .tags(runTags(context))
+          .description("Failed runs that will be retried")
+          .register(registry)
+          .increment();
+    }
+  }
+
+  private void finished(JobContext context, String outcome, long nanos) {
+    Tags tags = runTags(context).and("outcome", outcome);
+    Counter.builder(RUNS_FINISHED)
+        .tags(tags)
+        .description("Runs finished")
+        .register(registry)
+        .increment();
+    Timer.builder(RUN_DURATION)
+        .tags(tags)
+        .description("Run duration")
+        .register(registry)
+        .record(nanos, TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
+    Tags tags = common.and("policy", policyName(policy));
+    if (keyTags) {
+      tags = tags.and("key", key);
+    }
+    Counter.builder(FIRES_DROPPED)
+        .tags(tags)
+        .description("Fires a misfire policy dropped or coalesced")
+        .register(registry)
+        .increment(dropped);
+  }
+
+  private Tags runTags(JobContext context) {
+    Tags tags = common.and(Tag.of("handler", context.handler()));
+    return keyTags ? tags.and("key", context.key()) : tags;
+  }
+
+  private static String policyName(Misfire policy) {
+    if (policy instanceof Misfire.CatchUp) {
+      return "catch_up";
+    }
+    if (policy instanceof Misfire.FireOnce) {
+      return "fire_once";
+    }
+    return "skip";
+  }
+
+  /** Options for {@link KairosMetrics}; every one has a default. */
+  public static final class Builder {
+    private final MeterRegistry registry;
+    private boolean keyTags = true;
+    private Tags tags = Tags.empty();
+    private double[] percentiles = {0.5, 0.95, 0.99};
+
+    private Builder(MeterRegistry registry) {
+      this.registry = registry;
+    }
+
+    /**
+     * Whether run meters carry a {@code key} tag (default true). Turn off for stores with many
+     * jobs: the {@code handler} tag stays.
+     */
+    public Builder keyTags(boolean keyTags) {
+      this.keyTags = keyTags;
+      return this;
+    }
+
+    /** Tags added to every meter, for example the application name. */
+    public Builder tags(Iterable<Tag> tags) {
+      this.tags = Tags.of(tags);
+      return this;
+    }
+
+    /** Percentiles published for {@code kairos.fire.lateness} (default 0.5, 0.95, 0.99). */
+    public Builder latencyPercentiles(double... percentiles) {
+      for (double p : percentiles) {
+        if (!(p >= 0 && p <= 1)) {
+          throw new IllegalArgumentException("percentile " + p + " is not in [0, 1]");
+        }
+      }
+      this.percentiles = percentiles.clone();
+      return this;
+    }
+
+    /** The listener; register it with {@code Kairos.builder().listener(...)}. */
+    public KairosMetrics build() {
+      return new KairosMetrics(this);
+    }
+  }
+}

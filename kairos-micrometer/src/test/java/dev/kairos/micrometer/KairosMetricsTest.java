@@ -1,0 +1,153 @@
+package dev.kairos.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import dev.kairos.Scheduler;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.ManualClock;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** Meters recorded from a real scheduler on a manual clock: exact counts and lateness. */
+class KairosMetricsTest {
+  private static final Instant T0 = Instant.parse("2026-03-01T00:00:00Z");
+  private final ManualClock clock = new ManualClock(T0);
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private Scheduler scheduler;
+
+  @AfterEach
+  void close() {
+    if (scheduler != null) {
+      scheduler.close();
+    }
+  }
+
+  private Scheduler start(KairosMetrics metrics) {
+    scheduler =
+        Kairos.builder()
+            .store(new InMemoryStore())
+            .clock(clock)
+            .workers(2)
+            .listener(metrics)
+            .handler("ok", ctx -> {})
+            .handler(
+                "boom",
+                ctx -> {
+                  throw new IllegalStateException("boom");
+                })
+            .build();
+    metrics.bindTo(scheduler);
+    scheduler.start();
+    return scheduler;
+  }
+
+  private double count(String name, String... tags) {
+    var counter = registry.find(name).tags(tags).counter();
+    return counter == null ? 0 : counter.count();
+  }
+
+  @Test
+  void successfulLateRun_countsStartAndSuccess_andRecordsExactLateness() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(JobSpec.named("report").handler("ok").at(T0.plusSeconds(10)));
+
+    clock.advance(Duration.ofSeconds(15)); // the fire starts 5 s after it was due
+    await().atMost(Duration.ofSeconds(10)).until(() -> count(KairosMetrics.RUNS_FINISHED) == 1);
+
+    assertThat(count(KairosMetrics.RUNS_STARTED, "key", "report", "handler", "ok")).isEqualTo(1);
+    assertThat(count(KairosMetrics.RUNS_FINISHED, "key", "report", "outcome", "success"))
+        .isEqualTo(1);
+    Timer lateness = registry.find(KairosMetrics.FIRE_LATENESS).tags("key", "report").timer();
+    assertThat(lateness.count()).isEqualTo(1);
+    assertThat(lateness.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(5000);
+    assertThat(registry.find(KairosMetrics.RUN_DURATION).tags("outcome", "success").timer().count())
+        .isEqualTo(1);
+  }
+
+  @Test
+  void failingRunWithRetry_countsFailuresAndOneRetry_latenessOnlyForFirstAttempt() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(
+        JobSpec.named("flaky")
+            .handler("boom")
+            .at(T0)
+            .retry(Retry.backoff(2, Duration.ofSeconds(1))));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> count(KairosMetrics.RETRIES) == 1);
+    clock.advance(Duration.ofSeconds(1));
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> count(KairosMetrics.RUNS_FINISHED, "outcome", "failure") == 2);
+
+    assertThat(count(KairosMetrics.RUNS_STARTED, "key", "flaky")).isEqualTo(2);
+    assertThat(count(KairosMetrics.RETRIES, "key", "flaky")).isEqualTo(1);
+    assertThat(registry.find(KairosMetrics.FIRE_LATENESS).timer().count()).isEqualTo(1);
+    assertThat(count(KairosMetrics.RUNS_FINISHED, "outcome", "success")).isZero();
+  }
+
+  @Test
+  void missedFires_skipPolicy_countsDroppedFiresByPolicy() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(
+        JobSpec.named("tick")
+            .handler("ok")
+            .fixedRate(Duration.ofMinutes(1))
+            .misfire(Misfire.skip()));
+    await().atMost(Duration.ofSeconds(10)).until(() -> count(KairosMetrics.RUNS_FINISHED) == 1);
+
+    clock.advance(Duration.ofMinutes(10).plusSeconds(30)); // fires at 1..10 min are overdue
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> count(KairosMetrics.FIRES_DROPPED, "policy", "skip", "key", "tick") > 0);
+
+    assertThat(count(KairosMetrics.FIRES_DROPPED, "policy", "skip", "key", "tick")).isEqualTo(10);
+  }
+
+  @Test
+  void keyTagsOff_leavesOnlyTheHandlerTag() {
+    start(KairosMetrics.builder(registry).keyTags(false).tags(Tags.of("app", "a")).build());
+    scheduler.schedule(JobSpec.named("one").handler("ok").at(T0));
+    scheduler.schedule(JobSpec.named("two").handler("ok").at(T0));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> count(KairosMetrics.RUNS_FINISHED) == 2);
+
+    assertThat(registry.find(KairosMetrics.RUNS_STARTED).counters()).hasSize(1);
+    var started = registry.get(KairosMetrics.RUNS_STARTED).counter();
+    assertThat(started.getId().getTag("key")).isNull();
+    assertThat(started.getId().getTag("handler")).isEqualTo("ok");
+    assertThat(started.getId().getTag("app")).isEqualTo("a");
+    assertThat(started.count()).isEqualTo(2);
+  }
+
+  @Test
+  void gauges_readTheSchedulersStats() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(JobSpec.named("later").handler("ok").at(T0.plusSeconds(60)));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> registry.get(KairosMetrics.JOBS_QUEUED).gauge().value() == 1);
+    assertThat(registry.get(KairosMetrics.WORKERS).gauge().value()).isEqualTo(2);
+    assertThat(registry.get(KairosMetrics.WORKERS_BUSY).gauge().value()).isZero();
+    assertThat(registry.get(KairosMetrics.STORE_AVAILABLE).gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void percentileOutOfRange_isRejected() {
+    assertThatThrownBy(() -> KairosMetrics.builder(registry).latencyPercentiles(1.5))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("1.5");
+  }
+}

@@ -1,0 +1,215 @@
+package dev.kairos.spring;
+
+import dev.kairos.DstPolicy;
+import dev.kairos.Job;
+import dev.kairos.JobContext;
+import dev.kairos.JobSpec;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * The handlers and recurring jobs an application declares: {@link Job} beans (by bean name or
+ * {@link KairosHandler}) and {@link KairosScheduled} methods. Found from bean types without
+ * creating the beans; each handler looks its bean up when it runs, so a bean may depend on the
+ * scheduler.
+ *
+ * @param handlers handler name to job, in discovery order
+ * @param jobs the recurring jobs declared by annotation, to upsert at start
+ */
+record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
+
+  /** One annotated method's job, and where it was declared (for error messages). */
+  record Declared(JobSpec spec, String origin) {}
+
+  /**
+   * Scans the bean factory.
+   *
+   * @throws IllegalStateException naming the bean, method and value of a bad declaration, or the
+   *     two declarations of one handler name
+   */
+  static DeclaredJobs scan(ConfigurableListableBeanFactory beans, StringValueResolver resolver) {
+    Map<String, Job> handlers = new LinkedHashMap<>();
+    Map<String, String> origins = new LinkedHashMap<>();
+    List<Declared> jobs = new ArrayList<>();
+    for (String name : beans.getBeanNamesForType(Job.class, true, false)) {
+      Class<?> type = beans.getType(name, false);
+      KairosHandler named =
+          type == null
+              ? null
+              : AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class);
+      String handler = named != null ? named.value() : name;
+      add(
+          handlers,
+          origins,
+          handler,
+          "Job bean '" + name + "'",
+          ctx -> beans.getBean(name, Job.class).run(ctx));
+    }
+    for (String name : beans.getBeanDefinitionNames()) {
+      Class<?> type = beans.getType(name, false);
+      if (type == null) {
+        continue;
+      }
+      Map<Method, KairosScheduled> methods =
+          MethodIntrospector.selectMethods(
+              ClassUtils.getUserClass(type),
+              (MethodIntrospector.MetadataLookup<KairosScheduled>)
+                  m -> AnnotatedElementUtils.findMergedAnnotation(m, KairosScheduled.class));
+      for (Map.Entry<Method, KairosScheduled> e : methods.entrySet()) {
+        Method method = e.getKey();
+        String origin = "@KairosScheduled on bean '" + name + "' method '" + method.getName() + "'";
+        JobSpec spec = spec(e.getValue(), name, method, origin, resolver);
+        add(handlers, origins, spec.key(), origin, invoker(beans, name, method, origin));
+        jobs.add(new Declared(spec, origin));
+      }
+    }
+    return new DeclaredJobs(Map.copyOf(handlers), List.copyOf(jobs));
+  }
+
+  private static void add(
+      Map<String, Job> handlers, Map<String, String> origins, String name, String origin, Job job) {
+    String before = origins.putIfAbsent(name, origin);
+    if (before != null) {
+      throw new IllegalStateException(
+          "two Kairos handlers named '" + name + "': " + before + " and " + origin);
+    }
+    handlers.put(name, job);
+  }
+
+  private static Job invoker(BeanFactory beans, String name, Method method, String origin) {
+    if (method.getParameterCount() > 1
+        || (method.getParameterCount() == 1 && method.getParameterTypes()[0] != JobContext.class)) {
+      throw new IllegalStateException(
+          origin + ": the method must take no parameter or one JobContext");
+    }
+    boolean withContext = method.getParameterCount() == 1;
+    return ctx -> {
+      Object bean = beans.getBean(name);
+      Method target = AopUtils.selectInvocableMethod(method, bean.getClass());
+      ReflectionUtils.makeAccessible(target);
+      try {
+        if (withContext) {
+          target.invoke(bean, ctx);
+        } else {
+          target.invoke(bean);
+        }
+      } catch (InvocationTargetException ex) {
+        Throwable cause = ex.getCause();
+        if (cause instanceof Exception checked) {
+          throw checked;
+        }
+        throw (Error) cause;
+      }
+    };
+  }
+
+  /** The job an annotation declares; every bad value fails with the origin and the value. */
+  static JobSpec spec(
+      KairosScheduled a, String beanName, Method method, String origin, StringValueResolver r) {
+    String key = r.resolveStringValue(a.key());
+    if (key == null || key.isBlank()) {
+      key = beanName + "." + method.getName();
+    }
+    JobSpec spec = JobSpec.named(key).handler(key);
+    String cron = r.resolveStringValue(a.cron());
+    String rate = r.resolveStringValue(a.fixedRate());
+    String delay = r.resolveStringValue(a.fixedDelay());
+    int set = (cron.isEmpty() ? 0 : 1) + (rate.isEmpty() ? 0 : 1) + (delay.isEmpty() ? 0 : 1);
+    if (set != 1) {
+      throw new IllegalStateException(
+          origin + ": set exactly one of cron, fixedRate, fixedDelay (found " + set + ")");
+    }
+    if (!cron.isEmpty()) {
+      spec =
+          spec.cron(cron, zone(r.resolveStringValue(a.zone()), origin), a.syntax())
+              .dst(new DstPolicy(a.dstGap(), a.dstOverlap()));
+    } else {
+      spec =
+          rate.isEmpty()
+              ? spec.fixedDelay(duration(delay, "fixedDelay", origin))
+              : spec.fixedRate(duration(rate, "fixedRate", origin));
+    }
+    String initial = r.resolveStringValue(a.initialDelay());
+    if (!initial.isEmpty()) {
+      if (!cron.isEmpty()) {
+        throw new IllegalStateException(origin + ": initialDelay '" + initial + "' with a cron");
+      }
+      spec = spec.initialDelay(duration(initial, "initialDelay", origin));
+    }
+    spec = spec.misfire(misfire(a, spec.misfire(), origin, r));
+    if (a.retryAttempts() < 1) {
+      throw new IllegalStateException(
+          origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
+    }
+    if (a.retryAttempts() > 1) {
+      spec =
+          spec.retry(
+              Retry.backoff(
+                  a.retryAttempts(),
+                  duration(r.resolveStringValue(a.retryDelay()), "retryDelay", origin)));
+    }
+    String data = r.resolveStringValue(a.data());
+    return data.isEmpty() ? spec : spec.data(data);
+  }
+
+  private static Misfire misfire(
+      KairosScheduled a, Misfire fallback, String origin, StringValueResolver r) {
+    Misfire policy =
+        switch (a.misfire()) {
+          case DEFAULT -> fallback;
+          case CATCH_UP -> a.catchUpMax() > 0 ? Misfire.catchUp(a.catchUpMax()) : Misfire.catchUp();
+          case FIRE_ONCE -> Misfire.fireOnce();
+          case SKIP -> Misfire.skip();
+        };
+    if (a.catchUpMax() != 0 && a.misfire() != KairosScheduled.MisfirePolicy.CATCH_UP) {
+      throw new IllegalStateException(
+          origin + ": catchUpMax " + a.catchUpMax() + " needs misfire = CATCH_UP");
+    }
+    String threshold = r.resolveStringValue(a.misfireThreshold());
+    return threshold.isEmpty()
+        ? policy
+        : policy.threshold(duration(threshold, "misfireThreshold", origin));
+  }
+
+  private static ZoneId zone(String zone, String origin) {
+    if (zone.isEmpty()) {
+      return null;
+    }
+    try {
+      return ZoneId.of(zone);
+    } catch (DateTimeException ex) {
+      throw new IllegalStateException(origin + ": unknown zone '" + zone + "'", ex);
+    }
+  }
+
+  private static Duration duration(String value, String attribute, String origin) {
+    try {
+      Duration d = DurationStyle.detectAndParse(value);
+      if (d.isNegative()) {
+        throw new IllegalArgumentException("negative");
+      }
+      return d;
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalStateException(
+          origin + ": " + attribute + " '" + value + "' is not a duration (10s, 5m, PT1H)", ex);
+    }
+  }
+}

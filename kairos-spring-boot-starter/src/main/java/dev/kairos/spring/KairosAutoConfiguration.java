@@ -1,0 +1,159 @@
+package dev.kairos.spring;
+
+import dev.kairos.Scheduler;
+import dev.kairos.SchedulerListener;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
+import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.spi.JobStore;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * A Kairos {@link Scheduler} from the {@code kairos.*} properties, over the application's
+ * DataSource (never closed by Kairos), an embedded H2 database, or memory; with every {@link
+ * dev.kairos.Job} bean and {@link KairosScheduled} method as a handler, every {@link
+ * SchedulerListener} bean as a listener, and {@link KairosCustomizer} beans applied last.
+ */
+@AutoConfiguration(
+    afterName = {
+      "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
+      "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"
+    })
+@ConditionalOnProperty(prefix = "kairos", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(KairosProperties.class)
+public class KairosAutoConfiguration {
+  private static final Logger log = LoggerFactory.getLogger(KairosAutoConfiguration.class);
+
+  /** The store chosen by {@code kairos.store.type}; the scheduler closes it. */
+  @Bean(destroyMethod = "")
+  @ConditionalOnMissingBean
+  public JobStore kairosJobStore(
+      KairosProperties properties, ObjectProvider<DataSource> dataSource) {
+    KairosProperties.Store p = properties.getStore();
+    DataSource ds = dataSource.getIfUnique();
+    KairosProperties.StoreType type = p.getType();
+    if (type == KairosProperties.StoreType.AUTO) {
+      type = ds != null ? KairosProperties.StoreType.DATASOURCE : KairosProperties.StoreType.H2;
+    }
+    switch (type) {
+      case MEMORY:
+        if (properties.getCluster().isEnabled()) {
+          throw new IllegalStateException(
+              "kairos.cluster.enabled=true needs a store several instances share; "
+                  + "kairos.store.type=memory is one process's memory");
+        }
+        log.info("Kairos store: in memory (jobs do not survive a restart)");
+        return new InMemoryStore();
+      case DATASOURCE:
+        if (ds == null) {
+          throw new IllegalStateException(
+              "kairos.store.type=datasource but the application has no unique DataSource bean");
+        }
+        log.info("Kairos store: the application's DataSource");
+        return jdbc(p, properties.getCluster()).dataSource(ds).build();
+      default:
+        log.info("Kairos store: embedded H2 in {}", p.getH2Directory().toAbsolutePath());
+        JdbcStore.Builder h2 = jdbc(p, properties.getCluster());
+        set("kairos.store.h2-directory", p.getH2Directory(), h2::h2);
+        set("kairos.store.pool-size", p.getPoolSize(), h2::poolSize);
+        return h2.build();
+    }
+  }
+
+  private static JdbcStore.Builder jdbc(KairosProperties.Store p, KairosProperties.Cluster c) {
+    JdbcStore.Builder b = JdbcStore.builder();
+    set("kairos.store.table-prefix", p.getTablePrefix(), b::tablePrefix);
+    b.createSchema(p.isCreateSchema()).keepCompleted(p.isKeepCompleted()).clustered(c.isEnabled());
+    set("kairos.store.history-per-job", p.getHistoryPerJob(), b::historyPerJob);
+    set("kairos.store.start-mark-delay", p.getStartMarkDelay(), b::startMarkDelay);
+    if (p.getHistoryMaxAge() != null) {
+      set("kairos.store.history-max-age", p.getHistoryMaxAge(), b::historyMaxAge);
+    }
+    return b;
+  }
+
+  /**
+   * Applies one property to a builder, turning the builder's {@link IllegalArgumentException} into
+   * a start failure that names the property and its value.
+   */
+  private static <T> void set(String property, T value, java.util.function.Consumer<T> setter) {
+    try {
+      setter.accept(value);
+    } catch (IllegalArgumentException ex) {
+      throw new IllegalStateException(property + "=" + value + ": " + ex.getMessage(), ex);
+    }
+  }
+
+  /** The handlers and recurring jobs the application declares. */
+  @Bean
+  public DeclaredJobsHolder kairosDeclaredJobs(
+      ConfigurableListableBeanFactory beans, Environment environment) {
+    return new DeclaredJobsHolder(
+        DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders));
+  }
+
+  /** The scheduler; {@link KairosLifecycle} starts and closes it. */
+  @Bean
+  @ConditionalOnMissingBean
+  public Scheduler kairosScheduler(
+      KairosProperties properties,
+      JobStore store,
+      DeclaredJobsHolder declared,
+      ObjectProvider<SchedulerListener> listeners,
+      ObjectProvider<KairosCustomizer> customizers) {
+    Kairos.Builder b = Kairos.builder().store(store);
+    set("kairos.workers", properties.getWorkers(), b::workers);
+    set("kairos.look-ahead", properties.getLookAhead(), b::lookAhead);
+    set("kairos.window-size", properties.getWindowSize(), b::windowSize);
+    set("kairos.grace-period", properties.getGracePeriod(), b::gracePeriod);
+    set("kairos.startup-timeout", properties.getStartupTimeout(), b::startupTimeout);
+    set("kairos.cluster.lease", properties.getCluster().getLease(), b::clusterLease);
+    set("kairos.cluster.poll", properties.getCluster().getPoll(), b::clusterPoll);
+    if (properties.getDefaultZone() != null) {
+      b.defaultZone(properties.getDefaultZone());
+    }
+    if (properties.getInstanceId() != null) {
+      set("kairos.instance-id", properties.getInstanceId(), b::instanceId);
+    }
+    declared.jobs().handlers().forEach(b::handler);
+    listeners.orderedStream().forEach(b::listener);
+    customizers.orderedStream().forEach(c -> c.customize(b));
+    return b.build();
+  }
+
+  /** Starts the scheduler after the context is refreshed and closes it on shutdown. */
+  @Bean
+  @ConditionalOnMissingBean
+  public KairosLifecycle kairosLifecycle(
+      Scheduler scheduler, DeclaredJobsHolder declared, KairosProperties properties) {
+    return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs());
+  }
+
+  /** Holds the scan result as a bean (the record itself is package-private). */
+  public static final class DeclaredJobsHolder {
+    private final DeclaredJobs jobs;
+
+    DeclaredJobsHolder(DeclaredJobs jobs) {
+      this.jobs = jobs;
+    }
+
+    DeclaredJobs jobs() {
+      return jobs;
+    }
+
+    /** Names of the registered handlers. */
+    public java.util.Set<String> handlerNames() {
+      return jobs.handlers().keySet();
+    }
+  }
+}

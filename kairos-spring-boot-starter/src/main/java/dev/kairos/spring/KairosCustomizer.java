@@ -1,0 +1,13 @@
+package dev.kairos.spring;
+
+import dev.kairos.engine.Kairos;
+
+/**
+ * A bean that adjusts the scheduler builder after the {@code kairos.*} properties are applied, for
+ * settings without a property (a clock, a thread factory, more handlers or listeners).
+ */
+@FunctionalInterface
+public interface KairosCustomizer {
+  /** Adjusts the builder. */
+  void customize(Kairos.Builder builder);
+}

@@ -1,0 +1,369 @@
+package dev.kairos.spring;
+
+import dev.kairos.engine.Kairos;
+import dev.kairos.jdbc.JdbcStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.ZoneId;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code kairos.*} properties: one for each scheduler and store builder setting. Defaults are
+ * those of {@link Kairos} and {@link JdbcStore}; the README's "Spring Boot" section lists them.
+ */
+@ConfigurationProperties(prefix = "kairos")
+public class KairosProperties {
+  /** Whether the starter creates and starts a scheduler. */
+  private boolean enabled = true;
+
+  /** Worker threads, the most runs at once. */
+  private int workers = Kairos.DEFAULT_WORKERS;
+
+  /** How far ahead due jobs are loaded from the store into memory. */
+  private Duration lookAhead = Kairos.DEFAULT_LOOK_AHEAD;
+
+  /** The most jobs loaded into memory per look-ahead window. */
+  private int windowSize = Kairos.DEFAULT_WINDOW_SIZE;
+
+  /** How long shutdown waits for running jobs before interrupting them. */
+  private Duration gracePeriod = Kairos.DEFAULT_GRACE_PERIOD;
+
+  /** How long start keeps retrying a store that fails to open (0: one attempt). */
+  private Duration startupTimeout = Kairos.DEFAULT_STARTUP_TIMEOUT;
+
+  /** Zone of cron jobs scheduled without one (default: the JVM's zone), e.g. Europe/Berlin. */
+  private ZoneId defaultZone;
+
+  /** This instance's name in run history and cluster mode (default: kairos- and a random id). */
+  private String instanceId;
+
+  /**
+   * What to do at start with stored jobs whose handler no longer exists in the application (an
+   * annotated method or Job bean removed from the code): warn, pause, delete or fail.
+   */
+  private RemovedJobs removedJobs = RemovedJobs.WARN;
+
+  private final Store store = new Store();
+  private final Cluster cluster = new Cluster();
+  private final Metrics metrics = new Metrics();
+
+  /** What the starter does with stored jobs whose handler is gone. */
+  public enum RemovedJobs {
+    /** Log each at WARN and leave it (the default: another instance may still have the code). */
+    WARN,
+    /** Pause each, logging it: reversible with {@code resume}. */
+    PAUSE,
+    /** Delete each, logging it. */
+    DELETE,
+    /** Fail the application start, naming the jobs. */
+    FAIL
+  }
+
+  /** Where jobs are stored. */
+  public enum StoreType {
+    /** The application's DataSource if there is one, else embedded H2. */
+    AUTO,
+    /** The application's DataSource; fails without one. */
+    DATASOURCE,
+    /** An embedded H2 database in {@code kairos.store.h2-directory}. */
+    H2,
+    /** In memory: nothing survives a restart. */
+    MEMORY
+  }
+
+  /** Store settings. */
+  public static class Store {
+    /** Where jobs are stored. */
+    private StoreType type = StoreType.AUTO;
+
+    /** The folder of the embedded H2 database. */
+    private Path h2Directory = Path.of("kairos-data");
+
+    /** Connections of the embedded H2 pool. */
+    private int poolSize = JdbcStore.DEFAULT_POOL_SIZE;
+
+    /** Prefix of every Kairos table and index name. */
+    private String tablePrefix = JdbcStore.DEFAULT_TABLE_PREFIX;
+
+    /** Whether the store creates and upgrades its tables at start. */
+    private boolean createSchema = true;
+
+    /** Whether one-shot jobs that have run stay in the store as COMPLETE. */
+    private boolean keepCompleted = true;
+
+    /** Runs kept in the history of each job. */
+    private int historyPerJob = JdbcStore.DEFAULT_HISTORY_PER_JOB;
+
+    /** Also delete runs older than this before a job's newest run (default: keep by count). */
+    private Duration historyMaxAge;
+
+    /** How long a run lasts before the store marks it running (crash recovery flag). */
+    private Duration startMarkDelay = JdbcStore.DEFAULT_START_MARK_DELAY;
+
+    /** The {@code kairos.store.type} property. */
+    public StoreType getType() {
+      return type;
+    }
+
+    /** Sets the {@code kairos.store.type} property. */
+    public void setType(StoreType type) {
+      this.type = type;
+    }
+
+    /** The {@code kairos.store.h2-directory} property. */
+    public Path getH2Directory() {
+      return h2Directory;
+    }
+
+    /** Sets the {@code kairos.store.h2-directory} property. */
+    public void setH2Directory(Path h2Directory) {
+      this.h2Directory = h2Directory;
+    }
+
+    /** The {@code kairos.store.pool-size} property. */
+    public int getPoolSize() {
+      return poolSize;
+    }
+
+    /** Sets the {@code kairos.store.pool-size} property. */
+    public void setPoolSize(int poolSize) {
+      this.poolSize = poolSize;
+    }
+
+    /** The {@code kairos.store.table-prefix} property. */
+    public String getTablePrefix() {
+      return tablePrefix;
+    }
+
+    /** Sets the {@code kairos.store.table-prefix} property. */
+    public void setTablePrefix(String tablePrefix) {
+      this.tablePrefix = tablePrefix;
+    }
+
+    /** The {@code kairos.store.create-schema} property. */
+    public boolean isCreateSchema() {
+      return createSchema;
+    }
+
+    /** Sets the {@code kairos.store.create-schema} property. */
+    public void setCreateSchema(boolean createSchema) {
+      this.createSchema = createSchema;
+    }
+
+    /** The {@code kairos.store.keep-completed} property. */
+    public boolean isKeepCompleted() {
+      return keepCompleted;
+    }
+
+    /** Sets the {@code kairos.store.keep-completed} property. */
+    public void setKeepCompleted(boolean keepCompleted) {
+      this.keepCompleted = keepCompleted;
+    }
+
+    /** The {@code kairos.store.history-per-job} property. */
+    public int getHistoryPerJob() {
+      return historyPerJob;
+    }
+
+    /** Sets the {@code kairos.store.history-per-job} property. */
+    public void setHistoryPerJob(int historyPerJob) {
+      this.historyPerJob = historyPerJob;
+    }
+
+    /** The {@code kairos.store.history-max-age} property. */
+    public Duration getHistoryMaxAge() {
+      return historyMaxAge;
+    }
+
+    /** Sets the {@code kairos.store.history-max-age} property. */
+    public void setHistoryMaxAge(Duration historyMaxAge) {
+      this.historyMaxAge = historyMaxAge;
+    }
+
+    /** The {@code kairos.store.start-mark-delay} property. */
+    public Duration getStartMarkDelay() {
+      return startMarkDelay;
+    }
+
+    /** Sets the {@code kairos.store.start-mark-delay} property. */
+    public void setStartMarkDelay(Duration startMarkDelay) {
+      this.startMarkDelay = startMarkDelay;
+    }
+  }
+
+  /** Cluster mode settings. */
+  public static class Cluster {
+    /** Whether several instances share the store, each fire running on one of them. */
+    private boolean enabled;
+
+    /** How long a claimed fire holds without renewal; a dead instance's fires rerun after it. */
+    private Duration lease = Kairos.DEFAULT_CLUSTER_LEASE;
+
+    /** How often the store's change feed is polled when the database cannot notify. */
+    private Duration poll = Kairos.DEFAULT_CLUSTER_POLL;
+
+    /** The {@code kairos.cluster.enabled} property. */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /** Sets the {@code kairos.cluster.enabled} property. */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The {@code kairos.cluster.lease} property. */
+    public Duration getLease() {
+      return lease;
+    }
+
+    /** Sets the {@code kairos.cluster.lease} property. */
+    public void setLease(Duration lease) {
+      this.lease = lease;
+    }
+
+    /** The {@code kairos.cluster.poll} property. */
+    public Duration getPoll() {
+      return poll;
+    }
+
+    /** Sets the {@code kairos.cluster.poll} property. */
+    public void setPoll(Duration poll) {
+      this.poll = poll;
+    }
+  }
+
+  /** Micrometer settings (used when Micrometer and a MeterRegistry are present). */
+  public static class Metrics {
+    /** Whether Kairos meters are recorded. */
+    private boolean enabled = true;
+
+    /** Whether run meters carry the job key as a tag; turn off for many jobs. */
+    private boolean keyTags = true;
+
+    /** The {@code kairos.metrics.enabled} property. */
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    /** Sets the {@code kairos.metrics.enabled} property. */
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The {@code kairos.metrics.key-tags} property. */
+    public boolean isKeyTags() {
+      return keyTags;
+    }
+
+    /** Sets the {@code kairos.metrics.key-tags} property. */
+    public void setKeyTags(boolean keyTags) {
+      this.keyTags = keyTags;
+    }
+  }
+
+  /** The {@code kairos.enabled} property. */
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  /** Sets the {@code kairos.enabled} property. */
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  /** The {@code kairos.workers} property. */
+  public int getWorkers() {
+    return workers;
+  }
+
+  /** Sets the {@code kairos.workers} property. */
+  public void setWorkers(int workers) {
+    this.workers = workers;
+  }
+
+  /** The {@code kairos.look-ahead} property. */
+  public Duration getLookAhead() {
+    return lookAhead;
+  }
+
+  /** Sets the {@code kairos.look-ahead} property. */
+  public void setLookAhead(Duration lookAhead) {
+    this.lookAhead = lookAhead;
+  }
+
+  /** The {@code kairos.window-size} property. */
+  public int getWindowSize() {
+    return windowSize;
+  }
+
+  /** Sets the {@code kairos.window-size} property. */
+  public void setWindowSize(int windowSize) {
+    this.windowSize = windowSize;
+  }
+
+  /** The {@code kairos.grace-period} property. */
+  public Duration getGracePeriod() {
+    return gracePeriod;
+  }
+
+  /** Sets the {@code kairos.grace-period} property. */
+  public void setGracePeriod(Duration gracePeriod) {
+    this.gracePeriod = gracePeriod;
+  }
+
+  /** The {@code kairos.startup-timeout} property. */
+  public Duration getStartupTimeout() {
+    return startupTimeout;
+  }
+
+  /** Sets the {@code kairos.startup-timeout} property. */
+  public void setStartupTimeout(Duration startupTimeout) {
+    this.startupTimeout = startupTimeout;
+  }
+
+  /** The {@code kairos.default-zone} property. */
+  public ZoneId getDefaultZone() {
+    return defaultZone;
+  }
+
+  /** Sets the {@code kairos.default-zone} property. */
+  public void setDefaultZone(ZoneId defaultZone) {
+    this.defaultZone = defaultZone;
+  }
+
+  /** The {@code kairos.instance-id} property. */
+  public String getInstanceId() {
+    return instanceId;
+  }
+
+  /** Sets the {@code kairos.instance-id} property. */
+  public void setInstanceId(String instanceId) {
+    this.instanceId = instanceId;
+  }
+
+  /** The {@code kairos.removed-jobs} property. */
+  public RemovedJobs getRemovedJobs() {
+    return removedJobs;
+  }
+
+  /** Sets the {@code kairos.removed-jobs} property. */
+  public void setRemovedJobs(RemovedJobs removedJobs) {
+    this.removedJobs = removedJobs;
+  }
+
+  /** The {@code kairos.store.*} settings. */
+  public Store getStore() {
+    return store;
+  }
+
+  /** The {@code kairos.cluster.*} settings. */
+  public Cluster getCluster() {
+    return cluster;
+  }
+
+  /** The {@code kairos.metrics.*} settings. */
+  public Metrics getMetrics() {
+    return metrics;
+  }
+}

@@ -1,0 +1,82 @@
+package dev.kairos.spring;
+
+import dev.kairos.CronSyntax;
+import dev.kairos.DstPolicy;
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Declares a persistent recurring job on a bean method, in the spirit of Spring's
+ * {@code @Scheduled}: replacing {@code @Scheduled(cron = "0 0 2 * * *")} by
+ * {@code @KairosScheduled(cron = "0 0 2 * * *")} makes it persistent, restart-safe and, in cluster
+ * mode, run once per cluster.
+ *
+ * <p>The method takes no parameter or one {@link dev.kairos.JobContext}; it may throw. At start the
+ * job is upserted (its stored state is kept if the declaration is unchanged). Exactly one of {@link
+ * #cron}, {@link #fixedRate} and {@link #fixedDelay} must be set. String attributes accept {@code
+ * ${...}} placeholders; durations are {@code 10s}, {@code 5m}, {@code PT1H} or milliseconds.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface KairosScheduled {
+  /** The job key (default: {@code beanName.methodName}); also the handler name. */
+  String key() default "";
+
+  /** A cron expression, read in {@link #syntax()}. */
+  String cron() default "";
+
+  /** The cron zone, e.g. {@code Europe/Berlin} (default: {@code kairos.default-zone}). */
+  String zone() default "";
+
+  /** The cron syntax; Spring's by default, so {@code @Scheduled} expressions carry over. */
+  CronSyntax syntax() default CronSyntax.SPRING;
+
+  /** Fire every period, counted from the previous scheduled fire time. */
+  String fixedRate() default "";
+
+  /** Fire this long after the previous run ended. */
+  String fixedDelay() default "";
+
+  /** Delay of the first fire of a fixed-rate or fixed-delay job. */
+  String initialDelay() default "";
+
+  /** What to do with fires missed while the application was down or busy. */
+  MisfirePolicy misfire() default MisfirePolicy.DEFAULT;
+
+  /** For {@link MisfirePolicy#CATCH_UP}: run at most this many missed fires (0: all). */
+  int catchUpMax() default 0;
+
+  /** How late a fire may start and still count as on time (default: the policy's). */
+  String misfireThreshold() default "";
+
+  /** Cron only: local times skipped by a daylight-saving gap. */
+  DstPolicy.Gap dstGap() default DstPolicy.Gap.SHIFT;
+
+  /** Cron only: local times repeated by a daylight-saving overlap. */
+  DstPolicy.Overlap dstOverlap() default DstPolicy.Overlap.FIRST;
+
+  /** Attempts per fire including the first; more than 1 retries with doubling backoff. */
+  int retryAttempts() default 1;
+
+  /** Delay before the first retry. */
+  String retryDelay() default "1s";
+
+  /** Data handed to the run as {@code JobContext.data()}. */
+  String data() default "";
+
+  /** Misfire policies, as {@link dev.kairos.Misfire}'s factories. */
+  enum MisfirePolicy {
+    /** The job's default ({@code Misfire} default of {@code JobSpec}). */
+    DEFAULT,
+    /** Run every missed fire, or the newest {@link #catchUpMax()}. */
+    CATCH_UP,
+    /** Run once for all missed fires. */
+    FIRE_ONCE,
+    /** Skip missed fires; wait for the next one. */
+    SKIP
+  }
+}

@@ -1,0 +1,167 @@
+package dev.kairos.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.Job;
+import dev.kairos.JobContext;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** A bad declaration fails the application start with the bean, method and value. */
+class KairosScheduledValidationTest {
+  final ApplicationContextRunner runner =
+      new ApplicationContextRunner()
+          .withConfiguration(AutoConfigurations.of(KairosAutoConfiguration.class))
+          .withPropertyValues("kairos.store.type=memory");
+
+  static class BadCron {
+    @KairosScheduled(cron = "0 0 25 * * *")
+    void report() {}
+  }
+
+  static class BadZone {
+    @KairosScheduled(cron = "0 0 2 * * *", zone = "Europe/Atlantis")
+    void report() {}
+  }
+
+  static class TwoSchedules {
+    @KairosScheduled(cron = "0 0 2 * * *", fixedRate = "1m")
+    void report() {}
+  }
+
+  static class BadDuration {
+    @KairosScheduled(fixedRate = "often")
+    void report() {}
+  }
+
+  static class BadParameter {
+    @KairosScheduled(fixedRate = "1m")
+    void report(String what) {}
+  }
+
+  static class SameKeyA {
+    @KairosScheduled(key = "report", fixedRate = "1m")
+    void a() {}
+  }
+
+  static class SameKeyB {
+    @KairosScheduled(key = "report", fixedRate = "2m")
+    void b() {}
+  }
+
+  static class PlaceholderJob {
+    @KairosScheduled(key = "${app.job-key}", fixedRate = "${app.rate}")
+    void run() {}
+  }
+
+  static class MissingPlaceholder {
+    @KairosScheduled(fixedRate = "${app.undefined}")
+    void run() {}
+  }
+
+  static class ReportJob implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  @Test
+  void badCron_namesBeanMethodAndExpression() {
+    runner
+        .withBean("reports", BadCron.class)
+        .run(
+            ctx ->
+                assertThat(ctx).getFailure().rootCause().hasMessageContaining("hour field '25'"));
+    runner
+        .withBean("reports", BadCron.class)
+        .run(
+            ctx ->
+                assertThat(ctx.getStartupFailure())
+                    .hasStackTraceContaining(
+                        "@KairosScheduled on bean 'reports' method 'report': job 'reports.report'")
+                    .hasStackTraceContaining("0 0 25 * * *"));
+  }
+
+  @Test
+  void unknownZone_namesBeanMethodAndZone() {
+    runner
+        .withBean("reports", BadZone.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining(
+                        "@KairosScheduled on bean 'reports' method 'report': unknown zone 'Europe/Atlantis'"));
+  }
+
+  @Test
+  void twoSchedules_areRefused() {
+    runner
+        .withBean("reports", TwoSchedules.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("set exactly one of cron, fixedRate, fixedDelay"));
+  }
+
+  @Test
+  void badDuration_namesAttributeAndValue() {
+    runner
+        .withBean("reports", BadDuration.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("method 'report': fixedRate 'often' is not a duration"));
+  }
+
+  @Test
+  void badParameter_isRefused() {
+    runner
+        .withBean("reports", BadParameter.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("no parameter or one JobContext"));
+  }
+
+  @Test
+  void twoJobsWithOneKey_nameBothDeclarations() {
+    runner
+        .withBean("first", SameKeyA.class)
+        .withBean("second", SameKeyB.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("two Kairos handlers named 'report'")
+                    .hasMessageContaining("bean 'first' method 'a'")
+                    .hasMessageContaining("bean 'second' method 'b'"));
+  }
+
+  @Test
+  void annotationAndJobBean_withOneName_clash() {
+    runner
+        .withBean("report", ReportJob.class)
+        .withBean("first", SameKeyA.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("Job bean 'report'")
+                    .hasMessageContaining("bean 'first' method 'a'"));
+  }
+
+  @Test
+  void placeholders_areResolved_andAMissingOneFails() {
+    runner
+        .withPropertyValues("app.job-key=renamed", "app.rate=30s")
+        .withBean("jobs", PlaceholderJob.class)
+        .run(ctx -> assertThat(ctx.getBean(dev.kairos.Scheduler.class).job("renamed")).isPresent());
+    runner
+        .withBean("jobs", MissingPlaceholder.class)
+        .run(ctx -> assertThat(ctx).getFailure().hasMessageContaining("app.undefined"));
+  }
+}
