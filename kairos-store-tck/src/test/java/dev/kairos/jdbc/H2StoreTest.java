@@ -2,6 +2,8 @@ package dev.kairos.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kairos.tck.JdbcStoreContract;
+import dev.kairos.tck.TestDatabase;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,8 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The semantics every {@link JobStore} must have, stated once and run against each store
  * (db-scheduler's compatibility-test idea): the in-memory reference, H2 and PostgreSQL.
  */
-abstract class JobStoreContract {
-  static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+public abstract class JobStoreContract {
+  public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
 
   /** The store under test: new, empty and open. */
   protected JobStore store;
@@ -71,16 +71,16 @@ abstract class JobStoreContract {
     return s;
   }
 
-  static JobSpec spec(String key) {
+  public static JobSpec spec(String key) {
     return JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1));
   }
 
-  static JobRecord fresh(String key, Instant due) {
+  public static JobRecord fresh(String key, Instant due) {
     return JobRecord.fresh(spec(key), due);
   }
 
   /** A successful run of r's due fire that moves it one minute on. */
-  static RunResult success(JobRecord r) {
+  public static RunResult success(JobRecord r) {
     Instant fire = r.dueTime();
     Instant next = fire.plusSeconds(60);
     return new RunResult(
@@ -100,7 +100,7 @@ abstract class JobStoreContract {
         1);
   }
 
-  static RunResult failure(JobRecord r, String error) {
+  public static RunResult failure(JobRecord r, String error) {
     RunResult s = success(r);
     return new RunResult(
         s.key(),
@@ -606,7 +606,7 @@ abstract class JobStoreContract {
 
   // ---- round trips ---------------------------------------------------------------------------
 
-  static Stream<Arguments> definitions() {
+  public static Stream<Arguments> definitions() {
     JobSpec base = JobSpec.named("job").handler("handler-1");
     ZoneId paris = ZoneId.of("Europe/Paris");
     return Stream.of(
@@ -649,7 +649,7 @@ abstract class JobStoreContract {
     assertThat(store.upsert(JobRecord.fresh(spec, T0)).change()).isEqualTo(Upsert.Change.UNCHANGED);
   }
 
-  static Stream<Instant> instants() {
+  public static Stream<Instant> instants() {
     return Stream.of(
         T0,
         T0.plusNanos(1),

@@ -3,6 +3,9 @@ package dev.kairos.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.tck.ClusterStoreContract;
+import dev.kairos.tck.JdbcStoreContract;
+import dev.kairos.tck.PostgresTestDatabase;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

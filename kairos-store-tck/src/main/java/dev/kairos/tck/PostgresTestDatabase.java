@@ -1,7 +1,8 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -17,9 +18,9 @@ import org.junit.jupiter.api.Assumptions;
  * unreachable, {@link #assumeReachable()} (called before each test) skips the test with a message
  * saying so; if the environment variable {@code CI} is set, {@link #create()} fails instead.
  */
-final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
-  static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
-  static final String USER = "postgres";
+public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
+  public static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
+  public static final String USER = "postgres";
 
   private final String schema;
 
@@ -32,7 +33,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   }
 
   /** Creates a fresh schema {@code kairos_test_<random>}. */
-  static PostgresTestDatabase create() {
+  public static PostgresTestDatabase create() {
     String schema = "kairos_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     try (Connection c = DriverManager.getConnection(SERVER, properties("kairos-test-setup"));
         Statement s = c.createStatement()) {
@@ -49,16 +50,16 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   }
 
   /** Skips the calling test if the server was unreachable. */
-  void assumeReachable() {
+  public void assumeReachable() {
     Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
   }
 
   /** The JDBC URL of this schema. */
-  String url() {
+  public String url() {
     return SERVER + "?currentSchema=" + schema;
   }
 
-  String schema() {
+  public String schema() {
     return schema;
   }
 
@@ -68,7 +69,7 @@ final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
   }
 
   /** A pool of the test's own whose connections carry this application name. */
-  HikariDataSource dataSource(String applicationName, int size) {
+  public HikariDataSource dataSource(String applicationName, int size) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url());
     c.setUsername(USER);

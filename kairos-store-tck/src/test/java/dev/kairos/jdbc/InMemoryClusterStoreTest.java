@@ -3,6 +3,7 @@ package dev.kairos.jdbc;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.tck.ClusterStoreContract;
 import java.util.function.Supplier;
 
 /**

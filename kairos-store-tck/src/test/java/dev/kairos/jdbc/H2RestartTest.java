@@ -6,6 +6,8 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.tck.RestartContract;
+import dev.kairos.tck.TestDatabase;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -6,6 +6,7 @@ import dev.kairos.JobContext;
 import dev.kairos.Scheduler;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
+import dev.kairos.tck.PostgresTestDatabase;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.math.BigDecimal;

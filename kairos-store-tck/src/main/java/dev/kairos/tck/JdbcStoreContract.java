@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -8,6 +8,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
@@ -34,7 +35,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * text, history by age, the schema's life cycle, and concurrent writers. Each store a test opens
  * gets tables of its own (a fresh prefix) in the subclass's database.
  */
-abstract class JdbcStoreContract extends JobStoreContract {
+public abstract class JdbcStoreContract extends JobStoreContract {
   private static final AtomicInteger PREFIXES = new AtomicInteger();
 
   /** Prefix of {@link #store}'s tables (the first store a test opens). */
@@ -43,7 +44,7 @@ abstract class JdbcStoreContract extends JobStoreContract {
   /** The database the test's stores live in. */
   protected abstract TestDatabase database();
 
-  static String nextPrefix() {
+  public static String nextPrefix() {
     return "t" + PREFIXES.incrementAndGet() + "_";
   }
 

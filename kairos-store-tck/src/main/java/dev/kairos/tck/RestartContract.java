@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -11,6 +11,7 @@ import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.jdbc.JdbcStore;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -31,12 +32,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  * opens over the same tables later, driven by a {@link ManualClock} and the step API (or workers,
  * where the test needs window reloads).
  */
-abstract class RestartContract {
-  static final Instant SUN_2300 = Instant.parse("2026-01-04T23:00:00Z");
-  static final Instant MON_0100 = Instant.parse("2026-01-05T01:00:00Z");
-  static final Instant MON_0200 = Instant.parse("2026-01-05T02:00:00Z");
-  static final Instant THU_0900 = Instant.parse("2026-01-08T09:00:00Z");
-  static final Duration DAY = Duration.ofDays(1);
+public abstract class RestartContract {
+  public static final Instant SUN_2300 = Instant.parse("2026-01-04T23:00:00Z");
+  public static final Instant MON_0100 = Instant.parse("2026-01-05T01:00:00Z");
+  public static final Instant MON_0200 = Instant.parse("2026-01-05T02:00:00Z");
+  public static final Instant THU_0900 = Instant.parse("2026-01-08T09:00:00Z");
+  public static final Duration DAY = Duration.ofDays(1);
 
   /** Tables of this test's own in the subclass's database. */
   private final String prefix = JdbcStoreContract.nextPrefix();
@@ -71,11 +72,11 @@ abstract class RestartContract {
   }
 
   /** A scheduler instance over a new store on the test's tables, with the given handlers. */
-  KairosScheduler instance(ManualClock clock, List<String> handlers) {
+  protected KairosScheduler instance(ManualClock clock, List<String> handlers) {
     return instance(clock, handlers, Duration.ofDays(30));
   }
 
-  KairosScheduler instance(ManualClock clock, List<String> handlers, Duration lookAhead) {
+  protected KairosScheduler instance(ManualClock clock, List<String> handlers, Duration lookAhead) {
     Kairos.Builder b =
         Kairos.builder()
             .store(newStore())
@@ -92,7 +93,7 @@ abstract class RestartContract {
 
   // ---- downtime ------------------------------------------------------------------------------
 
-  static Stream<Arguments> downtimePolicies() {
+  public static Stream<Arguments> downtimePolicies() {
     Instant tue = MON_0200.plus(DAY);
     Instant wed = tue.plus(DAY);
     Instant thu = wed.plus(DAY);

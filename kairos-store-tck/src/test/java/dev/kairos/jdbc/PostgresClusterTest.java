@@ -8,6 +8,8 @@ import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.tck.JdbcStoreContract;
+import dev.kairos.tck.PostgresTestDatabase;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
@@ -9,11 +9,11 @@ import java.nio.charset.StandardCharsets;
  * Copies what is written to {@code System.err} (where slf4j-simple logs) while open, so a test can
  * count log lines. Restores the stream on close.
  */
-final class StderrCapture implements AutoCloseable {
+public final class StderrCapture implements AutoCloseable {
   private final PrintStream original = System.err;
   private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
-  StderrCapture() {
+  public StderrCapture() {
     OutputStream tee =
         new OutputStream() {
           @Override
@@ -36,7 +36,7 @@ final class StderrCapture implements AutoCloseable {
   }
 
   /** Lines captured so far that contain {@code text}. */
-  long lines(String text) {
+  public long lines(String text) {
     String all;
     synchronized (copy) {
       all = copy.toString(StandardCharsets.UTF_8);

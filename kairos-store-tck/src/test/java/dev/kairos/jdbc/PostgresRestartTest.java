@@ -1,5 +1,8 @@
 package dev.kairos.jdbc;
 
+import dev.kairos.tck.PostgresTestDatabase;
+import dev.kairos.tck.RestartContract;
+import dev.kairos.tck.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 

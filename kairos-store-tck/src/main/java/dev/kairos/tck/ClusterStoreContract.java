@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -31,10 +31,10 @@ import org.junit.jupiter.api.Test;
  * test gets instances {@code a}, {@code b} and {@code c}: three store objects over the same tables,
  * as three scheduler processes would have.
  */
-abstract class ClusterStoreContract {
-  static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
-  static final Duration SHORT = Duration.ofMillis(300);
-  static final Duration LONG = Duration.ofMinutes(5);
+public abstract class ClusterStoreContract {
+  public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+  public static final Duration SHORT = Duration.ofMillis(300);
+  public static final Duration LONG = Duration.ofMinutes(5);
 
   protected ClusterStore a;
   protected ClusterStore b;
@@ -48,7 +48,7 @@ abstract class ClusterStoreContract {
   protected abstract java.util.function.Supplier<ClusterStore> sharedTables();
 
   /** How long a database store waits before its feed's cursor passes a change (see ChangeFeed). */
-  static final Duration SETTLE = Duration.ofMillis(200);
+  public static final Duration SETTLE = Duration.ofMillis(200);
 
   @BeforeEach
   void openInstances() {
@@ -69,12 +69,12 @@ abstract class ClusterStoreContract {
     opened.forEach(ClusterStore::close);
   }
 
-  static JobRecord fresh(String key, Instant due) {
+  public static JobRecord fresh(String key, Instant due) {
     return JobStoreContract.fresh(key, due);
   }
 
   /** The write-back of a successful run of the claimed record, by {@code instance}. */
-  static RunResult finished(JobRecord claimed, String instance) {
+  public static RunResult finished(JobRecord claimed, String instance) {
     Instant fire = claimed.dueTime();
     Instant next = fire.plusSeconds(60);
     return new RunResult(

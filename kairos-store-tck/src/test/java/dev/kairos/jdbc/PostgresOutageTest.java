@@ -8,6 +8,7 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.Scheduler;
 import dev.kairos.engine.Kairos;
+import dev.kairos.tck.PostgresTestDatabase;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

@@ -3,6 +3,8 @@ package dev.kairos.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.tck.ClusterStoreContract;
+import dev.kairos.tck.StderrCapture;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;

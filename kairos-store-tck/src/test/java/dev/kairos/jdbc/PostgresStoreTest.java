@@ -3,6 +3,9 @@ package dev.kairos.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.tck.JdbcStoreContract;
+import dev.kairos.tck.PostgresTestDatabase;
+import dev.kairos.tck.TestDatabase;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

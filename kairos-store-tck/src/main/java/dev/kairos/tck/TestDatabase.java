@@ -1,5 +1,6 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
+import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -10,7 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /** A database a test stores jobs in, and reads or edits behind the store's back. */
-interface TestDatabase {
+public interface TestDatabase {
   /** A store builder over this database (prefix and options still to be set). */
   JdbcStore.Builder builder();
 

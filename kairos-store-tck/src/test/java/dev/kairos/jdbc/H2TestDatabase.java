@@ -1,5 +1,6 @@
 package dev.kairos.jdbc;
 
+import dev.kairos.tck.TestDatabase;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
