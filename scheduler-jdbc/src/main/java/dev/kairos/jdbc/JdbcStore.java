@@ -121,6 +121,7 @@ public final class JdbcStore implements ClusterStore {
   private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,30}");
   private static final String UNIQUE_VIOLATION = "23505";
+  private static final int MARIADB_DUPLICATE_KEY = 1062;
 
   private final Database database;
   private final ConnectionSource source;
@@ -550,7 +551,9 @@ public final class JdbcStore implements ClusterStore {
 
   private static boolean isUniqueViolation(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException s && UNIQUE_VIOLATION.equals(s.getSQLState())) {
+      if (t instanceof SQLException s
+          && (UNIQUE_VIOLATION.equals(s.getSQLState())
+              || (s.getErrorCode() == MARIADB_DUPLICATE_KEY && "23000".equals(s.getSQLState())))) {
         return true;
       }
     }
@@ -758,7 +761,7 @@ public final class JdbcStore implements ClusterStore {
       int pool = poolSize == null ? DEFAULT_POOL_SIZE : poolSize;
       ConnectionSource source;
       if (dataSource != null) {
-        source = ConnectionSource.of(dataSource);
+        source = ConnectionSource.of(dataSource, DEFAULT_POOL_SIZE);
       } else if (h2Dir != null) {
         Path file = h2Dir.resolve("kairos");
         source = ConnectionSource.pool(h2Url(file), null, null, pool, "h2 file " + file);

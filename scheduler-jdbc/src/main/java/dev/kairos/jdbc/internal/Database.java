@@ -3,11 +3,14 @@ package dev.kairos.jdbc.internal;
 import dev.kairos.StoreException;
 import java.sql.SQLException;
 import java.time.DateTimeException;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.SqlStatements;
 import org.jdbi.v3.core.statement.TemplateEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store's database: its connections, dialect and schema, opened once (explicitly or by the
@@ -15,6 +18,11 @@ import org.jdbi.v3.core.statement.TemplateEngine;
  * database into a {@link StoreException} saying what failed.
  */
 public final class Database {
+  /** Most runs of one transaction that deadlocks again and again. */
+  static final int DEADLOCK_ATTEMPTS = 5;
+
+  private static final Logger log = LoggerFactory.getLogger(Database.class);
+
   private final ConnectionSource source;
   private final String prefix;
   private final boolean createSchema;
@@ -51,9 +59,10 @@ public final class Database {
       return;
     }
     try {
-      Jdbi j = Jdbi.create(source.open());
+      DataSource ds = source.open();
+      Dialect d = Jdbi.create(ds).withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
+      Jdbi j = Jdbi.create(Isolation.of(ds, d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
-      Dialect d = j.withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
       url = j.withHandle(h -> h.getConnection().getMetaData().getURL());
       if (createSchema) {
         Migrations.migrate(j, d, prefix);
@@ -100,13 +109,38 @@ public final class Database {
     }
   }
 
-  /** Runs {@code work} in one transaction, committed if it returns, rolled back if it throws. */
+  /**
+   * Runs {@code work} in one transaction, committed if it returns, rolled back if it throws. A
+   * transaction the database rolled back to break a deadlock is run again, up to {@value
+   * #DEADLOCK_ATTEMPTS} times in all, so {@code work} must do nothing but its statements.
+   */
   public <T> T inTransaction(String what, HandleCallback<T, SQLException> work) {
-    try {
-      return jdbi(what).inTransaction(work);
-    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
-      throw new StoreException(what + " failed", e);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return jdbi(what).inTransaction(work);
+      } catch (JdbiException | SQLException e) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
+          throw new StoreException(what + " failed", e);
+        }
+        log.debug("{}: deadlock, attempt {} rolled back; running it again", what, attempt);
+      } catch (IllegalArgumentException | DateTimeException e) {
+        throw new StoreException(what + " failed", e);
+      }
     }
+  }
+
+  /**
+   * True if the database rolled the transaction back to break a deadlock (SQLSTATE 40001, as
+   * MariaDB reports it, or PostgreSQL's 40P01).
+   */
+  static boolean isDeadlock(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s
+          && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Jdbi jdbi(String what) {
