@@ -9,6 +9,7 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.tck.ChildJvm;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

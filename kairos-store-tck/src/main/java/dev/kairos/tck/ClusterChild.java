@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -6,7 +6,7 @@ import dev.kairos.JobContext;
 import dev.kairos.Scheduler;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
-import dev.kairos.tck.PostgresTestDatabase;
+import dev.kairos.jdbc.JdbcStore;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.math.BigDecimal;
@@ -21,7 +21,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Child JVM of {@link PostgresClusterTest}: one instance of a cluster over PostgreSQL. Every run
+ * Child JVM of {@link ClusterProcessContract}: one instance of a cluster over a database. Every run
  * inserts (job key, scheduled fire time, instance, recovery flag) into {@code <prefix>results},
  * whose primary key is the first two, over a pool of its own; a run that violates it is a recovery
  * (recorded in {@code <prefix>recoveries}, keyed the same way) or a duplicate (counted, and
@@ -31,11 +31,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>Prints "READY id" once started; on a line "STOP" on standard input closes the scheduler
  * gracefully and prints "RESULT runs=n duplicates=n recoveries=n", then "DONE".
  *
- * <p>Arguments, as key=value: {@code store} (JDBC URL of the store), {@code results} (JDBC URL of
- * the results pool), {@code prefix}, {@code id}, {@code lease} and {@code skew} (ISO-8601), {@code
- * slow} (how long handler "slow" sleeps, ISO-8601).
+ * <p>Arguments, as key=value: {@code store} (JDBC URL of the store), {@code user} (its user),
+ * {@code results} (JDBC URL of the results pool), {@code resultsUser}, {@code resultsInit} (SQL run
+ * on each results connection, may be empty), {@code prefix}, {@code id}, {@code lease} and {@code
+ * skew} (ISO-8601), {@code slow} (how long handler "slow" sleeps, ISO-8601).
  */
-final class ClusterChild {
+public final class ClusterChild {
   private final HikariDataSource results;
   private final String prefix;
   private final String id;
@@ -49,6 +50,7 @@ final class ClusterChild {
     this.id = id;
   }
 
+  /** Runs one instance; see the class comment for the arguments. */
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new HashMap<>();
     for (String arg : args) {
@@ -58,12 +60,13 @@ final class ClusterChild {
     String id = a.get("id");
     Duration skew = Duration.parse(a.get("skew"));
     Duration slow = Duration.parse(a.get("slow"));
-    try (HikariDataSource pool = pool(a.get("results"))) {
+    try (HikariDataSource pool =
+        pool(a.get("results"), a.get("resultsUser"), a.getOrDefault("resultsInit", ""))) {
       ClusterChild child = new ClusterChild(pool, prefix, id);
       JdbcStore store =
           JdbcStore.builder()
               .url(a.get("store"))
-              .user(PostgresTestDatabase.USER)
+              .user(a.get("user"))
               .poolSize(4)
               .tablePrefix(prefix)
               .clustered(true)
@@ -107,15 +110,17 @@ final class ClusterChild {
     }
   }
 
-  private static HikariDataSource pool(String url) {
+  private static HikariDataSource pool(String url, String user, String init) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url);
-    c.setUsername(PostgresTestDatabase.USER);
+    c.setUsername(user);
     c.setMaximumPoolSize(3);
     c.setPoolName("results");
-    // The results are the test's record, not the scheduler's state: no need to wait for the disk
-    // (a run still inserts its row before it returns; PostgreSQL keeps it unless it crashes).
-    c.setConnectionInitSql("SET synchronous_commit = off");
+    // The results are the test's record, not the scheduler's state: they need not wait for the
+    // disk (PostgreSQL: synchronous_commit = off; a run still inserts its row before it returns).
+    if (!init.isEmpty()) {
+      c.setConnectionInitSql(init);
+    }
     return new HikariDataSource(c);
   }
 
@@ -157,14 +162,15 @@ final class ClusterChild {
       p.executeUpdate();
       return true;
     } catch (SQLException e) {
-      if ("23505".equals(e.getSQLState())) {
+      if ("23505".equals(e.getSQLState()) || e.getErrorCode() == 1062) { // PostgreSQL, MariaDB
         return false;
       }
       throw e;
     }
   }
 
-  static BigDecimal seconds(Instant t) {
+  /** An instant as decimal epoch seconds, as the results tables hold it. */
+  public static BigDecimal seconds(Instant t) {
     return BigDecimal.valueOf(t.getEpochSecond()).add(BigDecimal.valueOf(t.getNano(), 9));
   }
 }

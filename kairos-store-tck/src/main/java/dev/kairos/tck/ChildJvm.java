@@ -1,4 +1,4 @@
-package dev.kairos.jdbc;
+package dev.kairos.tck;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * line by line, and which the test can kill with SIGKILL ({@link Process#destroyForcibly()} on
  * Linux): a crash the child cannot clean up after.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
   private static final String EOF = "\u0000eof";
 
   private final Process process;
@@ -46,12 +46,12 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Starts {@code main} with the test's class path; its standard error goes to {@code log}. */
-  static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
+  public static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
     return start(List.of(), main, log, args);
   }
 
   /** Like {@link #start(Class, Path, String...)}, with these JVM options. */
-  static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
+  public static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
       throws IOException {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -68,7 +68,7 @@ final class ChildJvm implements AutoCloseable {
    * The first line starting with {@code prefix}, waiting at most {@code timeout}; fails if the
    * child exits or the time runs out first.
    */
-  String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+  public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     for (; ; ) {
       String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
@@ -87,7 +87,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Drops the lines the child printed so far, so a later {@link #awaitLine} sees only new ones. */
-  void discardPendingLines() {
+  public void discardPendingLines() {
     List<String> pending = new ArrayList<>();
     lines.drainTo(pending);
     if (pending.contains(EOF)) {
@@ -96,19 +96,19 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** True while the child runs. */
-  boolean isAlive() {
+  public boolean isAlive() {
     return process.isAlive();
   }
 
   /** Writes a line to the child's standard input. */
-  void send(String line) throws IOException {
+  public void send(String line) throws IOException {
     var in = process.getOutputStream();
     in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
     in.flush();
   }
 
   /** Waits up to {@code timeout} for the child to exit; returns its exit code. */
-  int awaitExit(Duration timeout) throws InterruptedException {
+  public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError("child still running after " + timeout);
     }
@@ -116,7 +116,7 @@ final class ChildJvm implements AutoCloseable {
   }
 
   /** Kills the child with SIGKILL and waits for it to be gone. */
-  void kill() throws InterruptedException {
+  public void kill() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {
       throw new AssertionError("child survived SIGKILL for 30 s");
