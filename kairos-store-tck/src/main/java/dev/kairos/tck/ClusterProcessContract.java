@@ -93,6 +93,14 @@ public abstract class ClusterProcessContract {
     return "";
   }
 
+  /**
+   * What follows the results tables' CREATE TABLE (e.g. a storage engine that does not wait for the
+   * disk: they are the test's record, written at every run, not the scheduler's state), or "".
+   */
+  protected String resultsTableOptions() {
+    return "";
+  }
+
   /** The database clock as an SQL expression of decimal epoch seconds. */
   protected abstract String nowSql();
 
@@ -360,10 +368,20 @@ public abstract class ClusterProcessContract {
             + nowSql()
             + ")";
     db.execute(
-        "CREATE TABLE " + prefix + "results" + columns + ", PRIMARY KEY (job_key, fire_time))");
+        "CREATE TABLE "
+            + prefix
+            + "results"
+            + columns
+            + ", PRIMARY KEY (job_key, fire_time))"
+            + resultsTableOptions());
     db.execute(
-        "CREATE TABLE " + prefix + "recoveries" + columns + ", PRIMARY KEY (job_key, fire_time))");
-    db.execute("CREATE TABLE " + prefix + "duplicates" + columns + ")");
+        "CREATE TABLE "
+            + prefix
+            + "recoveries"
+            + columns
+            + ", PRIMARY KEY (job_key, fire_time))"
+            + resultsTableOptions());
+    db.execute("CREATE TABLE " + prefix + "duplicates" + columns + ")" + resultsTableOptions());
   }
 
   /**

@@ -96,6 +96,14 @@ public final class ConnectionSource {
     return new ConnectionSource(null, c, description);
   }
 
+  /**
+   * True if the connections come from a pool the store made, configured with the isolation level
+   * the dialect needs: then nobody need check each connection's level.
+   */
+  public boolean ownPool() {
+    return given == null;
+  }
+
   /** The data source; makes the pool on the first call. */
   public synchronized DataSource open() {
     if (given != null) {

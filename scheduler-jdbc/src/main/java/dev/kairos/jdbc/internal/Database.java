@@ -61,7 +61,7 @@ public final class Database {
     try {
       DataSource ds = source.open();
       Dialect d = Jdbi.create(ds).withHandle(h -> Dialect.of(h.getConnection().getMetaData()));
-      Jdbi j = Jdbi.create(Isolation.of(ds, d.isolation()));
+      Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       url = j.withHandle(h -> h.getConnection().getMetaData().getURL());
       if (createSchema) {
