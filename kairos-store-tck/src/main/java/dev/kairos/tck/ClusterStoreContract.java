@@ -32,13 +32,24 @@ import org.junit.jupiter.api.Test;
  * as three scheduler processes would have.
  */
 public abstract class ClusterStoreContract {
+  /** The due time of the jobs the tests create. */
   public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
+  /** A lease that expires during a test. */
   public static final Duration SHORT = Duration.ofMillis(300);
+
+  /** A lease that outlives a test. */
   public static final Duration LONG = Duration.ofMinutes(5);
 
+  /** Instance a's store, open. */
   protected ClusterStore a;
+
+  /** Instance b's store, open. */
   protected ClusterStore b;
+
+  /** Instance c's store, open. */
   protected ClusterStore c;
+
   private final List<ClusterStore> opened = new ArrayList<>();
 
   /**
@@ -69,6 +80,7 @@ public abstract class ClusterStoreContract {
     opened.forEach(ClusterStore::close);
   }
 
+  /** A new fixed-rate job record due at {@code due}. */
   public static JobRecord fresh(String key, Instant due) {
     return JobStoreContract.fresh(key, due);
   }

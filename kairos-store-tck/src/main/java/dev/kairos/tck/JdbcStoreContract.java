@@ -44,6 +44,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   /** The database the test's stores live in. */
   protected abstract TestDatabase database();
 
+  /** A table prefix no other store of this JVM uses. */
   public static String nextPrefix() {
     return "t" + PREFIXES.incrementAndGet() + "_";
   }

@@ -38,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (db-scheduler's compatibility-test idea): the in-memory reference, H2 and PostgreSQL.
  */
 public abstract class JobStoreContract {
+  /** The due time of the jobs the tests create. */
   public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
 
   /** The store under test: new, empty and open. */
@@ -71,10 +72,12 @@ public abstract class JobStoreContract {
     return s;
   }
 
+  /** A one-minute fixed-rate job with handler "h". */
   public static JobSpec spec(String key) {
     return JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1));
   }
 
+  /** A new record of {@link #spec(String)}, due at {@code due}. */
   public static JobRecord fresh(String key, Instant due) {
     return JobRecord.fresh(spec(key), due);
   }
@@ -100,6 +103,7 @@ public abstract class JobStoreContract {
         1);
   }
 
+  /** A failed run of r's due fire that moves it one minute on. */
   public static RunResult failure(JobRecord r, String error) {
     RunResult s = success(r);
     return new RunResult(
@@ -606,6 +610,7 @@ public abstract class JobStoreContract {
 
   // ---- round trips ---------------------------------------------------------------------------
 
+  /** Job definitions of every kind and option, for the round-trip test. */
   public static Stream<Arguments> definitions() {
     JobSpec base = JobSpec.named("job").handler("handler-1");
     ZoneId paris = ZoneId.of("Europe/Paris");
@@ -649,6 +654,7 @@ public abstract class JobStoreContract {
     assertThat(store.upsert(JobRecord.fresh(spec, T0)).change()).isEqualTo(Upsert.Change.UNCHANGED);
   }
 
+  /** Instants at the edges of what a store must keep exactly. */
   public static Stream<Instant> instants() {
     return Stream.of(
         T0,

@@ -19,7 +19,10 @@ import org.junit.jupiter.api.Assumptions;
  * saying so; if the environment variable {@code CI} is set, {@link #create()} fails instead.
  */
 public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
+  /** The server and database. */
   public static final String SERVER = "jdbc:postgresql://127.0.0.1:5432/test";
+
+  /** The user the tests connect as. */
   public static final String USER = "postgres";
 
   private final String schema;
@@ -59,6 +62,7 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     return SERVER + "?currentSchema=" + schema;
   }
 
+  /** The schema's name. */
   public String schema() {
     return schema;
   }

@@ -33,10 +33,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  * where the test needs window reloads).
  */
 public abstract class RestartContract {
+  /** Sunday 23:00 UTC, before the week's first fire. */
   public static final Instant SUN_2300 = Instant.parse("2026-01-04T23:00:00Z");
+
+  /** Monday 01:00 UTC. */
   public static final Instant MON_0100 = Instant.parse("2026-01-05T01:00:00Z");
+
+  /** Monday 02:00 UTC, a daily job's fire time. */
   public static final Instant MON_0200 = Instant.parse("2026-01-05T02:00:00Z");
+
+  /** Thursday 09:00 UTC, the end of the downtime. */
   public static final Instant THU_0900 = Instant.parse("2026-01-08T09:00:00Z");
+
+  /** One day. */
   public static final Duration DAY = Duration.ofDays(1);
 
   /** Tables of this test's own in the subclass's database. */
@@ -50,6 +59,7 @@ public abstract class RestartContract {
   /** What a run was: the job and fire, and what the context said about it. */
   record Run(String key, Instant scheduledFireTime, int missedFires, boolean recovery) {}
 
+  /** The database the test's stores live in. */
   protected abstract TestDatabase database();
 
   @AfterEach
@@ -76,6 +86,7 @@ public abstract class RestartContract {
     return instance(clock, handlers, Duration.ofDays(30));
   }
 
+  /** Like {@link #instance(ManualClock, List)}, with this look-ahead. */
   protected KairosScheduler instance(ManualClock clock, List<String> handlers, Duration lookAhead) {
     Kairos.Builder b =
         Kairos.builder()
@@ -93,6 +104,7 @@ public abstract class RestartContract {
 
   // ---- downtime ------------------------------------------------------------------------------
 
+  /** Misfire policies and what each runs after the downtime. */
   public static Stream<Arguments> downtimePolicies() {
     Instant tue = MON_0200.plus(DAY);
     Instant wed = tue.plus(DAY);

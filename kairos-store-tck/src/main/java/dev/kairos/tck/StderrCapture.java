@@ -13,6 +13,7 @@ public final class StderrCapture implements AutoCloseable {
   private final PrintStream original = System.err;
   private final ByteArrayOutputStream copy = new ByteArrayOutputStream();
 
+  /** Starts capturing standard error. */
   public StderrCapture() {
     OutputStream tee =
         new OutputStream() {
