@@ -3,7 +3,6 @@ package dev.kairos.jdbc;
 import dev.kairos.tck.ClusterProcessContract;
 import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import java.time.Duration;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -61,16 +60,6 @@ class MariaDbClusterTest extends ClusterProcessContract {
   @Override
   protected String resultsUser() {
     return MariaDbTestDatabase.USER;
-  }
-
-  /**
-   * Longer than PostgreSQL's: on the shared 2-core test machine, starting three JVMs while
-   * scheduling the jobs through MariaDB took up to 16 s in one run (each JVM's store open takes the
-   * migration lock and checks the schema).
-   */
-  @Override
-  protected Duration startDelay() {
-    return Duration.ofSeconds(16);
   }
 
   /**
