@@ -46,8 +46,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A job store in a relational database: an embedded H2 file or PostgreSQL. Jobs, their schedule
- * state and their run history survive restarts and crashes: every method that returned has
+ * A job store in a relational database: an embedded H2 file, PostgreSQL or MariaDB. Jobs, their
+ * schedule state and their run history survive restarts and crashes: every method that returned has
  * committed its change.
  *
  * <pre>{@code
@@ -72,12 +72,12 @@ import org.slf4j.LoggerFactory;
  * #unreadable()} lists it. The store never deletes or rewrites such a row by itself; {@link
  * #upsert} of its key replaces its definition, {@link #delete} deletes it.
  *
- * <p>Several scheduler instances (processes) can share one PostgreSQL database in <b>cluster
- * mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed before it
- * runs, so it runs on one live instance; a fire whose instance died is re-run elsewhere once its
- * lease expires; changes made through any instance reach the others through a change feed and
- * LISTEN/NOTIFY. Leases and liveness are judged by the database's clock. Every instance sharing the
- * tables must be clustered.
+ * <p>Several scheduler instances (processes) can share one PostgreSQL or MariaDB database in
+ * <b>cluster mode</b>, {@link Builder#clustered(boolean) clustered(true)}: each fire is claimed
+ * before it runs, so it runs on one live instance; a fire whose instance died is re-run elsewhere
+ * once its lease expires; changes made through any instance reach the others through a change feed
+ * and LISTEN/NOTIFY (PostgreSQL; MariaDB is polled). Leases and liveness are judged by the
+ * database's clock. Every instance sharing the tables must be clustered.
  */
 public final class JdbcStore implements ClusterStore {
   /*
@@ -131,6 +131,7 @@ public final class JdbcStore implements ClusterStore {
   private static final Logger log = LoggerFactory.getLogger(JdbcStore.class);
   private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,30}");
   private static final String UNIQUE_VIOLATION = "23505";
+  private static final int MARIADB_DUPLICATE_KEY = 1062;
 
   private final Database database;
   private final ConnectionSource source;
@@ -187,8 +188,8 @@ public final class JdbcStore implements ClusterStore {
   }
 
   /**
-   * A store over the user's data source, H2 or PostgreSQL (detected at {@link #open()}), which the
-   * store never closes.
+   * A store over the user's data source, H2, PostgreSQL or MariaDB (detected at {@link #open()}),
+   * which the store never closes.
    */
   public static JdbcStore of(DataSource dataSource) {
     return builder().dataSource(dataSource).build();
@@ -732,7 +733,9 @@ public final class JdbcStore implements ClusterStore {
 
   private static boolean isUniqueViolation(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException s && UNIQUE_VIOLATION.equals(s.getSQLState())) {
+      if (t instanceof SQLException s
+          && (UNIQUE_VIOLATION.equals(s.getSQLState())
+              || (s.getErrorCode() == MARIADB_DUPLICATE_KEY && "23000".equals(s.getSQLState())))) {
         return true;
       }
     }
@@ -791,7 +794,10 @@ public final class JdbcStore implements ClusterStore {
       return this;
     }
 
-    /** A JDBC URL of H2 or PostgreSQL; the store makes a pool for it and closes it. */
+    /**
+     * A JDBC URL of H2, PostgreSQL or MariaDB; the store makes a pool for it and closes it. Its
+     * driver must be on the class path: {@code open()} names the artifact to add if it is not.
+     */
     public Builder url(String url) {
       if (url == null || !url.startsWith("jdbc:")) {
         throw new IllegalArgumentException("JDBC URL must start with 'jdbc:': " + url);
@@ -822,7 +828,10 @@ public final class JdbcStore implements ClusterStore {
       return this;
     }
 
-    /** The user's own data source, H2 or PostgreSQL; never closed by the store. */
+    /**
+     * The user's own data source, H2, PostgreSQL or MariaDB; never closed by the store. A driver's
+     * plain data source, which opens a connection per call, is wrapped in a pool the store makes.
+     */
     public Builder dataSource(DataSource dataSource) {
       if (dataSource == null) {
         throw new IllegalArgumentException("data source is null");
@@ -905,10 +914,10 @@ public final class JdbcStore implements ClusterStore {
      * Cluster mode (default false): several scheduler instances, in one process or many, share the
      * tables, and each fire runs on one live instance. Every instance sharing the tables must be
      * clustered. It needs a database several processes can reach: PostgreSQL (which also notifies
-     * the instances of changes at once), or an H2 server ({@code jdbc:h2:tcp:...}, {@code
-     * AUTO_SERVER=TRUE}) or in-memory database ({@code jdbc:h2:mem:...}, one JVM), which are
-     * polled. An embedded H2 file ({@link #h2(Path)}, {@code jdbc:h2:file:...}) is refused: only
-     * one process can open it, so there is nothing to share.
+     * the instances of changes at once), MariaDB (polled every {@code clusterPoll}), or an H2
+     * server ({@code jdbc:h2:tcp:...}, {@code AUTO_SERVER=TRUE}) or in-memory database ({@code
+     * jdbc:h2:mem:...}, one JVM), which are polled. An embedded H2 file ({@link #h2(Path)}, {@code
+     * jdbc:h2:file:...}) is refused: only one process can open it, so there is nothing to share.
      */
     public Builder clustered(boolean clustered) {
       this.clustered = clustered;
@@ -941,7 +950,7 @@ public final class JdbcStore implements ClusterStore {
       int pool = poolSize == null ? DEFAULT_POOL_SIZE : poolSize;
       ConnectionSource source;
       if (dataSource != null) {
-        source = ConnectionSource.of(dataSource);
+        source = ConnectionSource.of(dataSource, DEFAULT_POOL_SIZE);
       } else if (h2Dir != null) {
         Path file = h2Dir.resolve("kairos");
         source = ConnectionSource.pool(h2Url(file), null, null, pool, "h2 file " + file);

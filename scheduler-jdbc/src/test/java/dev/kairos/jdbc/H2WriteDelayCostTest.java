@@ -2,8 +2,11 @@ package dev.kairos.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kairos.JobSpec;
+import dev.kairos.spi.JobRecord;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -52,12 +55,17 @@ class H2WriteDelayCostTest {
     log.info("{} upserts on H2, one transaction each: {}", UPSERTS, millis);
   }
 
+  private static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
   private static long timeUpserts(JdbcStore store) {
     try {
       store.open();
       long start = System.nanoTime();
       for (int i = 0; i < UPSERTS; i++) {
-        store.upsert(JobStoreContract.fresh("job-" + i, JobStoreContract.T0.plusSeconds(i)));
+        store.upsert(
+            JobRecord.fresh(
+                JobSpec.named("job-" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
+                T0.plusSeconds(i)));
       }
       long took = Duration.ofNanos(System.nanoTime() - start).toMillis();
       assertThat(store.findAll()).hasSize(UPSERTS);

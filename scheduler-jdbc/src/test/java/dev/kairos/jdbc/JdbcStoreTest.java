@@ -144,12 +144,23 @@ class JdbcStoreTest {
 
   @Test
   void open_unsupportedDatabase_failsNamingProduct() {
+    JdbcStore store = JdbcStore.of(fakeDataSource("Oracle"));
+
+    assertThatThrownBy(store::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("Oracle 8.0")
+        .hasMessageContaining("H2, PostgreSQL and MariaDB");
+  }
+
+  /** A MySQL server is refused with the reason (MariaDB's dialect needs sequences). */
+  @Test
+  void open_mysqlServer_refusedSayingWhy() {
     JdbcStore store = JdbcStore.of(fakeDataSource("MySQL"));
 
     assertThatThrownBy(store::open)
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining("MySQL")
-        .hasMessageContaining("H2 and PostgreSQL");
+        .hasMessageContaining("MySQL 8.0 is not supported yet")
+        .hasMessageContaining("sequence");
   }
 
   @Test

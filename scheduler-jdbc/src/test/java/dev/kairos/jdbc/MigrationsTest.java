@@ -32,6 +32,7 @@ class MigrationsTest {
     for (String script : Migrations.SCRIPTS) {
       assertThat(columns(Dialect.POSTGRESQL, script))
           .isEqualTo(columns(Dialect.H2, script))
+          .isEqualTo(columns(Dialect.MARIADB, script))
           .isNotEmpty();
     }
   }

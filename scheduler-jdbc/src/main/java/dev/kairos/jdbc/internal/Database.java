@@ -1,15 +1,18 @@
 package dev.kairos.jdbc.internal;
 
 import dev.kairos.StoreException;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.DateTimeException;
-import org.jdbi.v3.core.Handle;
+import javax.sql.DataSource;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.jdbi.v3.core.statement.SqlStatements;
 import org.jdbi.v3.core.statement.TemplateEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The store's database: its connections, dialect and schema, opened once (explicitly or by the
@@ -17,6 +20,11 @@ import org.jdbi.v3.core.statement.TemplateEngine;
  * database into a {@link StoreException} saying what failed.
  */
 public final class Database {
+  /** Most runs of one transaction that deadlocks again and again. */
+  static final int DEADLOCK_ATTEMPTS = 5;
+
+  private static final Logger log = LoggerFactory.getLogger(Database.class);
+
   private final ConnectionSource source;
   private final String prefix;
   private final boolean createSchema;
@@ -53,14 +61,15 @@ public final class Database {
       return;
     }
     try {
-      Jdbi j = Jdbi.create(source.open());
-      j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
+      DataSource ds = source.open();
       Dialect d;
-      try (Handle h = j.open()) { // one connection for both: the driver answers from memory
-        DatabaseMetaData md = h.getConnection().getMetaData();
+      try (Connection c = ds.getConnection()) { // one connection for both: answered from memory
+        DatabaseMetaData md = c.getMetaData();
         d = Dialect.of(md);
         url = md.getURL();
       }
+      Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
+      j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
         Migrations.migrate(j, d, prefix);
       } else {
@@ -109,14 +118,25 @@ public final class Database {
     }
   }
 
-  /** Runs {@code work} in one transaction, committed if it returns, rolled back if it throws. */
+  /**
+   * Runs {@code work} in one transaction, committed if it returns, rolled back if it throws. A
+   * transaction the database rolled back to break a deadlock is run again, up to {@value
+   * #DEADLOCK_ATTEMPTS} times in all, so {@code work} must do nothing but its statements.
+   */
   public <T> T inTransaction(String what, HandleCallback<T, SQLException> work) {
-    try {
-      return jdbi(what).inTransaction(work);
-    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
-      throw new StoreException(what + " failed", e);
-    } catch (AssertionError e) {
-      throw driverAssertion(what, e);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return jdbi(what).inTransaction(work);
+      } catch (JdbiException | SQLException e) {
+        if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
+          throw new StoreException(what + " failed", e);
+        }
+        log.debug("{}: deadlock, attempt {} rolled back; running it again", what, attempt);
+      } catch (IllegalArgumentException | DateTimeException e) {
+        throw new StoreException(what + " failed", e);
+      } catch (AssertionError e) {
+        throw driverAssertion(what, e);
+      }
     }
   }
 
@@ -132,6 +152,20 @@ public final class Database {
       throw e;
     }
     return new StoreException(what + " failed: the driver's assertion " + e.getMessage(), e);
+  }
+
+  /**
+   * True if the database rolled the transaction back to break a deadlock (SQLSTATE 40001, as
+   * MariaDB reports it, or PostgreSQL's 40P01).
+   */
+  static boolean isDeadlock(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s
+          && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private Jdbi jdbi(String what) {

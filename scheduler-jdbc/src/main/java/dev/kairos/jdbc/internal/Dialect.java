@@ -13,7 +13,9 @@ public enum Dialect {
   /** H2 2.x, embedded. */
   H2("h2", "H2"),
   /** PostgreSQL 12 or newer. */
-  POSTGRESQL("postgresql", "PostgreSQL");
+  POSTGRESQL("postgresql", "PostgreSQL"),
+  /** MariaDB 10.6 or newer, InnoDB; what differs is in {@link MariaDbSql}. */
+  MARIADB("mariadb", "MariaDB");
 
   private static final Logger log = LoggerFactory.getLogger(Dialect.class);
 
@@ -27,6 +29,9 @@ public enum Dialect {
 
   /** The dialect of a connection, by its product name; a {@link StoreException} for others. */
   public static Dialect of(DatabaseMetaData metaData) throws SQLException {
+    if (MariaDbSql.check(metaData)) {
+      return MARIADB;
+    }
     String product = metaData.getDatabaseProductName();
     for (Dialect d : values()) {
       if (d.productName.equalsIgnoreCase(product)) {
@@ -38,7 +43,7 @@ public enum Dialect {
             + product
             + " "
             + metaData.getDatabaseProductVersion()
-            + "': the JDBC store supports H2 and PostgreSQL");
+            + "': the JDBC store supports H2, PostgreSQL and MariaDB");
   }
 
   /** The resource folder holding this dialect's DDL scripts. */
@@ -52,16 +57,33 @@ public enum Dialect {
    * transaction ({@code CURRENT_TIMESTAMP}), which its short store transactions make close enough.
    */
   public String now() {
-    return this == POSTGRESQL
-        ? "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS NUMERIC(28,9))"
-        : "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS NUMERIC(28,9))";
+    return switch (this) {
+      case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS NUMERIC(28,9))";
+      case MARIADB -> MariaDbSql.NOW;
+      case H2 -> "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS NUMERIC(28,9))";
+    };
   }
 
   /** The next value of the change-feed sequence of tables with this prefix. */
   public String nextChange(String prefix) {
-    return this == POSTGRESQL
-        ? "nextval('" + prefix + "change_seq')"
-        : "NEXT VALUE FOR " + prefix + "change_seq";
+    return switch (this) {
+      case POSTGRESQL -> "nextval('" + prefix + "change_seq')";
+      case MARIADB -> MariaDbSql.nextChange(prefix);
+      case H2 -> "NEXT VALUE FOR " + prefix + "change_seq";
+    };
+  }
+
+  /** The SQL expression naming the connection's current schema. */
+  String currentSchema() {
+    return this == MARIADB ? MariaDbSql.CURRENT_SCHEMA : "CURRENT_SCHEMA";
+  }
+
+  /**
+   * The isolation level store transactions need ({@code java.sql.Connection} constant), or -1 for
+   * the connection's default (READ COMMITTED on H2 and PostgreSQL).
+   */
+  public int isolation() {
+    return this == MARIADB ? MariaDbSql.READ_COMMITTED : -1;
   }
 
   /** True if an UPDATE can return the updated row ({@code RETURNING *}); else it is re-read. */
@@ -81,6 +103,17 @@ public enum Dialect {
           .bind("key", key)
           .mapTo(Integer.class)
           .one();
+    } else if (this == MARIADB) {
+      MariaDbSql.lockMigration(h, prefix);
+    }
+  }
+
+  /**
+   * Releases what {@link #lockForMigration} took beyond the transaction (MariaDB: a named lock).
+   */
+  void unlockAfterMigration(Handle h, String prefix) {
+    if (this == MARIADB) {
+      MariaDbSql.unlockMigration(h, prefix);
     }
   }
 

@@ -37,26 +37,16 @@ public final class Migrations {
    * schema already at {@link #latest()} costs one query: no lock, no DDL, no transaction.
    */
   public static synchronized void migrate(Jdbi jdbi, Dialect dialect, String prefix) {
-    if (isCurrent(jdbi, prefix)) {
+    if (isCurrent(jdbi, dialect, prefix)) {
       return;
     }
     jdbi.useTransaction(
         h -> {
           dialect.lockForMigration(h, prefix);
-          h.execute(
-              "CREATE TABLE IF NOT EXISTS "
-                  + prefix
-                  + "schema_version (version INTEGER NOT NULL"
-                  + " PRIMARY KEY, script VARCHAR(200) NOT NULL, installed_at TIMESTAMP DEFAULT"
-                  + " CURRENT_TIMESTAMP)");
-          for (int v = version(h, prefix) + 1; v <= latest(); v++) {
-            String script = SCRIPTS.get(v - 1);
-            statements(dialect, script, prefix).forEach(h::execute);
-            h.execute(
-                "INSERT INTO " + prefix + "schema_version (version, script) VALUES (?, ?)",
-                v,
-                script);
-            log.info("tables {}*: applied {} ({})", prefix, script, dialect);
+          try {
+            apply(h, dialect, prefix);
+          } finally {
+            dialect.unlockAfterMigration(h, prefix);
           }
         });
   }
@@ -103,20 +93,38 @@ public final class Migrations {
    * version row is written in the transaction that applies its script, after the script, so a
    * migration under way reads as not current and the caller takes the locked path.
    */
-  private static boolean isCurrent(Jdbi jdbi, String prefix) {
+  private static boolean isCurrent(Jdbi jdbi, Dialect dialect, String prefix) {
     try {
       // Asks information_schema first: a failed query on H2 would leave a kairos.trace.db file.
       return jdbi.withHandle(
-          h -> tableExists(h, prefix + "schema_version") && version(h, prefix) == latest());
+          h ->
+              tableExists(h, dialect, prefix + "schema_version") && version(h, prefix) == latest());
     } catch (JdbiException e) {
       return false; // the locked path reports it
+    }
+  }
+
+  private static void apply(Handle h, Dialect dialect, String prefix) {
+    h.execute(
+        "CREATE TABLE IF NOT EXISTS "
+            + prefix
+            + "schema_version (version INTEGER NOT NULL"
+            + " PRIMARY KEY, script VARCHAR(200) NOT NULL, installed_at TIMESTAMP DEFAULT"
+            + " CURRENT_TIMESTAMP)");
+    for (int v = version(h, prefix) + 1; v <= latest(); v++) {
+      String script = SCRIPTS.get(v - 1);
+      statements(dialect, script, prefix).forEach(h::execute);
+      h.execute(
+          "INSERT INTO " + prefix + "schema_version (version, script) VALUES (?, ?)", v, script);
+      log.info("tables {}*: applied {} ({})", prefix, script, dialect);
     }
   }
 
   /** Fails unless the schema exists at {@link #latest()}: for stores that do not create it. */
   public static void check(Jdbi jdbi, Dialect dialect, String prefix) {
     int v =
-        jdbi.withHandle(h -> tableExists(h, prefix + "schema_version") ? version(h, prefix) : 0);
+        jdbi.withHandle(
+            h -> tableExists(h, dialect, prefix + "schema_version") ? version(h, prefix) : 0);
     if (v < latest()) {
       throw new StoreException(
           "tables "
@@ -158,10 +166,12 @@ public final class Migrations {
     return v;
   }
 
-  private static boolean tableExists(Handle h, String table) {
+  private static boolean tableExists(Handle h, Dialect dialect, String table) {
     return h.createQuery(
                 "SELECT COUNT(*) FROM information_schema.tables"
-                    + " WHERE table_schema = CURRENT_SCHEMA AND LOWER(table_name) = LOWER(?)")
+                    + " WHERE table_schema = "
+                    + dialect.currentSchema()
+                    + " AND LOWER(table_name) = LOWER(?)")
             .bind(0, table)
             .mapTo(Integer.class)
             .one()

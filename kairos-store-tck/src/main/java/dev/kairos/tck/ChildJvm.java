@@ -1,0 +1,138 @@
+package dev.kairos.tck;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child JVM running a main class of the test class path, whose standard output the test reads
+ * line by line, and which the test can kill with SIGKILL ({@link Process#destroyForcibly()} on
+ * Linux): a crash the child cannot clean up after.
+ */
+public final class ChildJvm implements AutoCloseable {
+  private static final String EOF = "\u0000eof";
+
+  private final Process process;
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+
+  private ChildJvm(Process process) {
+    this.process = process;
+    Thread reader =
+        new Thread(
+            () -> {
+              try (BufferedReader r =
+                  new BufferedReader(
+                      new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                  lines.add(line);
+                }
+              } catch (IOException e) {
+                // the child died; EOF below tells the test
+              } finally {
+                lines.add(EOF);
+              }
+            },
+            "child-stdout");
+    reader.setDaemon(true);
+    reader.start();
+  }
+
+  /** Starts {@code main} with the test's class path; its standard error goes to {@code log}. */
+  public static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
+    return start(List.of(), main, log, args);
+  }
+
+  /** Like {@link #start(Class, Path, String...)}, with these JVM options. */
+  public static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
+      throws IOException {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx256m");
+    command.addAll(jvmOptions);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    return new ChildJvm(new ProcessBuilder(command).redirectError(log.toFile()).start());
+  }
+
+  /**
+   * The first line starting with {@code prefix}, waiting at most {@code timeout}; fails if the
+   * child exits or the time runs out first.
+   */
+  public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    for (; ; ) {
+      String line = lines.poll(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+      if (line == null) {
+        throw new AssertionError(
+            "child printed no line starting with '" + prefix + "' in " + timeout);
+      }
+      if (line.equals(EOF)) {
+        throw new AssertionError(
+            "child exited (" + process.waitFor() + ") before printing '" + prefix + "'");
+      }
+      if (line.startsWith(prefix)) {
+        return line;
+      }
+    }
+  }
+
+  /** Drops the lines the child printed so far, so a later {@link #awaitLine} sees only new ones. */
+  public void discardPendingLines() {
+    List<String> pending = new ArrayList<>();
+    lines.drainTo(pending);
+    if (pending.contains(EOF)) {
+      lines.add(EOF);
+    }
+  }
+
+  /** True while the child runs. */
+  public boolean isAlive() {
+    return process.isAlive();
+  }
+
+  /** Writes a line to the child's standard input. */
+  public void send(String line) throws IOException {
+    var in = process.getOutputStream();
+    in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+    in.flush();
+  }
+
+  /** Waits up to {@code timeout} for the child to exit; returns its exit code. */
+  public int awaitExit(Duration timeout) throws InterruptedException {
+    if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      throw new AssertionError("child still running after " + timeout);
+    }
+    return process.exitValue();
+  }
+
+  /** Kills the child with SIGKILL and waits for it to be gone. */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      throw new AssertionError("child survived SIGKILL for 30 s");
+    }
+  }
+
+  /** Kills the child if it still runs. */
+  @Override
+  public void close() {
+    if (process.isAlive()) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}

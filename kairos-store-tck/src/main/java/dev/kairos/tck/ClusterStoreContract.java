@@ -1,0 +1,508 @@
+package dev.kairos.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.ClusterStore.Claimed;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.RunResult;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The semantics of {@link ClusterStore}, stated once and run against the shared in-memory store, H2
+ * and PostgreSQL: claims, leases judged by the store's clock, recovery, and the change feed. Each
+ * test gets instances {@code a}, {@code b} and {@code c}: three store objects over the same tables,
+ * as three scheduler processes would have.
+ */
+public abstract class ClusterStoreContract {
+  /** The due time of the jobs the tests create. */
+  public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
+  /** A lease that expires during a test. */
+  public static final Duration SHORT = Duration.ofMillis(300);
+
+  /** A lease that outlives a test. */
+  public static final Duration LONG = Duration.ofMinutes(5);
+
+  /** Instance a's store, open. */
+  protected ClusterStore a;
+
+  /** Instance b's store, open. */
+  protected ClusterStore b;
+
+  /** Instance c's store, open. */
+  protected ClusterStore c;
+
+  private final List<ClusterStore> opened = new ArrayList<>();
+
+  /**
+   * Makes store objects over one new, empty set of tables, clustered; for database stores, with
+   * changes settling after {@link #SETTLE}.
+   */
+  protected abstract java.util.function.Supplier<ClusterStore> sharedTables();
+
+  /** How long a database store waits before its feed's cursor passes a change (see ChangeFeed). */
+  public static final Duration SETTLE = Duration.ofMillis(200);
+
+  @BeforeEach
+  void openInstances() {
+    var tables = sharedTables();
+    a = open(tables.get());
+    b = open(tables.get());
+    c = open(tables.get());
+  }
+
+  private ClusterStore open(ClusterStore s) {
+    opened.add(s);
+    s.open();
+    return s;
+  }
+
+  @AfterEach
+  void closeInstances() {
+    opened.forEach(ClusterStore::close);
+  }
+
+  /** A new fixed-rate job record due at {@code due}. */
+  public static JobRecord fresh(String key, Instant due) {
+    return JobStoreContract.fresh(key, due);
+  }
+
+  /** The write-back of a successful run of the claimed record, by {@code instance}. */
+  public static RunResult finished(JobRecord claimed, String instance) {
+    Instant fire = claimed.dueTime();
+    Instant next = fire.plusSeconds(60);
+    return new RunResult(
+        claimed.key(),
+        claimed.version(),
+        fire,
+        1,
+        fire.plusMillis(5),
+        fire.plusMillis(25),
+        RunOutcome.SUCCESS,
+        null,
+        instance,
+        JobState.SCHEDULED,
+        next,
+        next,
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  private static void awaitStoreClockPast(ClusterStore s, Instant t) {
+    await().atMost(Duration.ofSeconds(10)).until(() -> s.storeNow().isAfter(t));
+  }
+
+  // ---- claims ----------------------------------------------------------------------------------
+
+  @Test
+  void clustered_isTrue() {
+    assertThat(a.clustered()).isTrue();
+  }
+
+  /** A claim marks the job RUNNING with a new version; a second claim of the same fire loses. */
+  @Test
+  void claim_sameFireTwice_firstWinsSecondLoses() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+
+    Claimed won = a.claim(r, "a", LONG).orElseThrow();
+
+    assertThat(won.recovery()).isFalse();
+    assertThat(won.record().state()).isEqualTo(JobState.RUNNING);
+    assertThat(won.record().version()).isEqualTo(r.version() + 1);
+    assertThat(won.record().dueTime()).isEqualTo(T0);
+    assertThat(b.claim(r, "b", LONG)).isEmpty();
+    assertThat(b.find("j")).contains(won.record());
+  }
+
+  @Test
+  void claim_staleVersionOrOtherDueTime_loses() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord moved =
+        a.replace(
+                r.withSchedule(JobState.SCHEDULED, T0, T0.plusSeconds(5), FireKind.TRIGGER, 1),
+                r.version())
+            .orElseThrow();
+
+    assertThat(b.claim(r, "b", LONG)).isEmpty();
+    assertThat(
+            b.claim(
+                moved.withSchedule(JobState.SCHEDULED, T0, T0, FireKind.TIMETABLE, 1), "b", LONG))
+        .isEmpty();
+    assertThat(b.claim(moved, "b", LONG)).isPresent();
+  }
+
+  @Test
+  void claim_unknownJob_loses() {
+    assertThat(a.claim(fresh("nobody", T0), "a", LONG)).isEmpty();
+  }
+
+  /** Many instances racing for the same fires: each fire is won exactly once. */
+  @Test
+  void claim_racingInstances_eachFireWonOnce() throws Exception {
+    List<JobRecord> jobs = new ArrayList<>();
+    for (int i = 0; i < 30; i++) {
+      jobs.add(a.upsert(fresh("race-" + i, T0)).record());
+    }
+    ClusterStore[] instances = {a, b, c};
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Integer>> wins = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        ClusterStore s = instances[t];
+        String id = "i" + t;
+        wins.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  int won = 0;
+                  for (JobRecord r : jobs) {
+                    won += s.claim(r, id, LONG).isPresent() ? 1 : 0;
+                  }
+                  return won;
+                }));
+      }
+      go.countDown();
+      int total = 0;
+      for (Future<Integer> f : wins) {
+        total += f.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(jobs.size());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- leases ----------------------------------------------------------------------------------
+
+  /**
+   * A live lease blocks every other claim; once it expires by the store's clock, one instance
+   * recovers the fire (flagged as a recovery) and the others lose to it.
+   */
+  @Test
+  void claim_expiredLease_recoveredOnceAsRecovery() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    Claimed first = a.claim(r, "a", SHORT).orElseThrow();
+    assertThat(b.claim(first.record(), "b", LONG)).isEmpty();
+    assertThat(b.expiredClaims(10)).isEmpty();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !b.expiredClaims(10).isEmpty());
+    JobRecord expired = b.expiredClaims(10).get(0);
+    assertThat(expired).isEqualTo(first.record());
+
+    Claimed recovered = b.claim(expired, "b", LONG).orElseThrow();
+    assertThat(recovered.recovery()).isTrue();
+    assertThat(recovered.record().version()).isEqualTo(first.record().version() + 1);
+    assertThat(c.claim(expired, "c", LONG)).isEmpty();
+    assertThat(c.expiredClaims(10)).isEmpty();
+  }
+
+  @Test
+  void renewLeases_extendsOnlyTheCallersOwnLeases() {
+    JobRecord j1 = a.upsert(fresh("j1", T0)).record();
+    JobRecord j2 = a.upsert(fresh("j2", T0)).record();
+    Instant claimedAt = a.storeNow();
+    a.claim(j1, "a", SHORT).orElseThrow();
+    b.claim(j2, "b", SHORT).orElseThrow();
+
+    assertThat(a.renewClaims("a", Map.of("j1", T0, "j2", T0, "nobody", T0), LONG)).isEqualTo(1);
+
+    awaitStoreClockPast(a, claimedAt.plus(SHORT).plusMillis(100));
+    assertThat(c.expiredClaims(10)).extracting(JobRecord::key).containsExactly("j2");
+  }
+
+  /**
+   * An instance restarted with its predecessor's id renews only claims it won itself: the dead
+   * predecessor's claim (another fire) keeps its lease and expires, so failover is not delayed.
+   */
+  @Test
+  void renewClaims_skipsAClaimOnAnotherFire_soADeadPredecessorsClaimExpires() {
+    JobRecord j = a.upsert(fresh("j", T0)).record();
+    Instant claimedAt = a.storeNow();
+    a.claim(j, "a", SHORT).orElseThrow(); // the predecessor "a" dies holding it
+
+    // Its successor, also "a", renews what it believes it holds: a claim on a later fire.
+    assertThat(b.renewClaims("a", Map.of("j", T0.plusSeconds(60)), LONG)).isZero();
+
+    awaitStoreClockPast(a, claimedAt.plus(SHORT).plusMillis(100));
+    assertThat(c.expiredClaims(10)).extracting(JobRecord::key).containsExactly("j");
+  }
+
+  /** A claim given up before its run is released: the fire can be claimed again at once. */
+  @Test
+  void release_endsTheClaimWithoutARun_keepingTheVersion() {
+    JobRecord j = a.upsert(fresh("j", T0)).record();
+    JobRecord claimed = a.claim(j, "a", LONG).orElseThrow().record();
+
+    assertThat(b.release("j", "b", T0)).isFalse();
+    assertThat(a.release("j", "a", T0)).isTrue();
+
+    JobRecord after = c.find("j").orElseThrow();
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.version()).isEqualTo(claimed.version());
+    assertThat(after.runCount()).isZero();
+    assertThat(b.claim(after, "b", LONG)).isPresent();
+  }
+
+  /** The owner's write-back ends the claim: the next fire can be claimed by anyone at once. */
+  @Test
+  void runFinished_byOwner_endsTheClaim() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord claimed = a.claim(r, "a", LONG).orElseThrow().record();
+
+    JobRecord after = a.runFinished(finished(claimed, "a")).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.dueTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(claimed.version() + 1);
+    Claimed next = b.claim(after, "b", LONG).orElseThrow();
+    assertThat(next.recovery()).isFalse();
+  }
+
+  /**
+   * An instance that lost its lease (and whose fire was recovered elsewhere) writes back late: its
+   * statistics count, but the schedule state and the new owner's claim stay.
+   */
+  @Test
+  void runFinished_staleWhileAnotherHoldsTheClaim_keepsRunningAndTheClaim() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord claimedByA = a.claim(r, "a", SHORT).orElseThrow().record();
+    await().atMost(Duration.ofSeconds(10)).until(() -> !b.expiredClaims(10).isEmpty());
+    JobRecord claimedByB = b.claim(b.expiredClaims(10).get(0), "b", LONG).orElseThrow().record();
+
+    JobRecord afterA = a.runFinished(finished(claimedByA, "a")).orElseThrow();
+
+    assertThat(afterA.state()).isEqualTo(JobState.RUNNING);
+    assertThat(afterA.version()).isEqualTo(claimedByB.version());
+    assertThat(afterA.runCount()).isEqualTo(1);
+    assertThat(c.claim(afterA, "c", LONG)).isEmpty();
+    assertThat(c.expiredClaims(10)).isEmpty();
+
+    JobRecord afterB = b.runFinished(finished(claimedByB, "b")).orElseThrow();
+    assertThat(afterB.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(afterB.runCount()).isEqualTo(2);
+  }
+
+  /**
+   * A job changed during a run (here: triggered through another instance) is no longer RUNNING, but
+   * still claimed: nobody can claim it until the claim ends, and if its instance dies the expired
+   * claim is reported so another instance takes the job over (not as a recovery).
+   */
+  @Test
+  void expiredClaims_jobChangedDuringADeadInstancesRun_reported() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord claimed = a.claim(r, "a", SHORT).orElseThrow().record();
+    JobRecord triggered =
+        b.replace(
+                claimed.withSchedule(
+                    JobState.SCHEDULED, T0, T0.plusSeconds(1), FireKind.TRIGGER, 1),
+                claimed.version())
+            .orElseThrow();
+
+    assertThat(b.claim(triggered, "b", LONG)).isEmpty();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !c.expiredClaims(10).isEmpty());
+    assertThat(c.expiredClaims(10)).containsExactly(triggered);
+    Claimed taken = c.claim(triggered, "c", LONG).orElseThrow();
+    assertThat(taken.recovery()).isFalse();
+    assertThat(c.expiredClaims(10)).isEmpty();
+  }
+
+  @Test
+  void expiredClaims_pausedJobOfADeadInstance_notReported() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord claimed = a.claim(r, "a", SHORT).orElseThrow().record();
+    b.replace(
+            claimed.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1),
+            claimed.version())
+        .orElseThrow();
+    Instant after = a.storeNow().plus(SHORT).plusMillis(100);
+
+    awaitStoreClockPast(c, after);
+    assertThat(c.expiredClaims(10)).isEmpty();
+  }
+
+  // ---- change feed -----------------------------------------------------------------------------
+
+  /** A change made through one instance is in the next read of another, at once. */
+  @Test
+  void changesSince_writesOfAnotherInstance_inTheNextRead() {
+    long cursor = b.changeCursor();
+    JobRecord x = a.upsert(fresh("x", T0)).record();
+    a.upsert(fresh("y", T0));
+    a.delete("y");
+    JobRecord xPaused =
+        a.replace(x.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), x.version())
+            .orElseThrow();
+
+    ClusterStore.Changes changes = b.changesSince(cursor, 100);
+
+    assertThat(changes.changed()).containsExactly(xPaused);
+    assertThat(changes.deleted()).containsExactly("y");
+  }
+
+  /** Claims and write-backs are changes too: other instances dequeue a claimed job. */
+  @Test
+  void changesSince_claimAndWriteBack_reported() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    long cursor = b.changeCursor();
+    JobRecord claimed = a.claim(r, "a", LONG).orElseThrow().record();
+
+    assertThat(b.changesSince(cursor, 100).changed()).containsExactly(claimed);
+
+    JobRecord after = a.runFinished(finished(claimed, "a")).orElseThrow();
+    assertThat(b.changesSince(cursor, 100).changed()).containsExactly(after);
+  }
+
+  /** Deleted and created again after the cursor: reported as both (deletions apply first). */
+  @Test
+  void changesSince_deletedAndCreatedAgain_reportedAsBoth() {
+    a.upsert(fresh("x", T0));
+    awaitSettled();
+    long cursor = b.changeCursor();
+    a.delete("x");
+    JobRecord again = a.upsert(fresh("x", T0.plusSeconds(9))).record();
+
+    ClusterStore.Changes changes = b.changesSince(cursor, 100);
+
+    assertThat(changes.changed()).containsExactly(again);
+    assertThat(changes.deleted()).containsExactly("x");
+  }
+
+  /** Changes made before the cursor was taken, and settled, are not reported again. */
+  @Test
+  void changeCursor_afterSettledChanges_reportsOnlyLaterOnes() {
+    a.upsert(fresh("old", T0));
+    awaitSettled();
+    long cursor = b.changeCursor();
+    a.upsert(fresh("new", T0));
+
+    assertThat(b.changesSince(cursor, 100).changed())
+        .extracting(JobRecord::key)
+        .containsExactly("new");
+  }
+
+  /** Reading page by page from the returned cursors reaches every change, in order. */
+  @Test
+  void changesSince_pageByPage_reachesEveryChange() {
+    long cursor = b.changeCursor();
+    for (int i = 0; i < 25; i++) {
+      a.upsert(fresh(String.format("k%02d", i), T0));
+    }
+    Map<String, JobRecord> seen = new HashMap<>();
+    await()
+        .atMost(Duration.ofSeconds(20))
+        .until(
+            () -> {
+              long from = cursor;
+              for (int page = 0; page < 50; page++) {
+                ClusterStore.Changes p = b.changesSince(from, 7);
+                assertThat(p.changed().size() + p.deleted().size()).isLessThanOrEqualTo(7);
+                p.changed().forEach(r -> seen.put(r.key(), r));
+                if (p.cursor() == from) {
+                  break;
+                }
+                from = p.cursor();
+              }
+              return seen.size() == 25;
+            });
+  }
+
+  /**
+   * Concurrent writers through two instances while a third follows the feed from cursor to cursor:
+   * once the writes stop and settle, the reader has seen every job as it finally is. (Seen to fail
+   * with a feed whose cursor passes unsettled changes: changeSettle(Duration.ZERO).)
+   */
+  @Test
+  void changesSince_concurrentWriters_readerLosesNoChange() throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    Map<String, JobRecord> seen = new HashMap<>();
+    long cursor = c.changeCursor();
+    try {
+      List<Future<?>> writers = new ArrayList<>();
+      for (int w = 0; w < 4; w++) {
+        ClusterStore s = w % 2 == 0 ? a : b;
+        int id = w;
+        writers.add(
+            pool.submit(
+                () -> {
+                  for (int i = 0; i < 60; i++) {
+                    String key = "w" + id + "-" + (i % 15);
+                    JobRecord r = s.upsert(fresh(key, T0.plusSeconds(i))).record();
+                    s.replace(
+                        r.withSchedule(
+                            JobState.SCHEDULED, T0, T0.plusSeconds(i + 1000L), FireKind.TRIGGER, 1),
+                        r.version());
+                  }
+                  return null;
+                }));
+      }
+      while (!writers.stream().allMatch(Future::isDone)) {
+        cursor = drainInto(seen, cursor);
+      }
+      for (Future<?> f : writers) {
+        f.get(60, TimeUnit.SECONDS);
+      }
+      awaitSettled();
+      drainInto(seen, cursor);
+    } finally {
+      pool.shutdownNow();
+    }
+    for (JobRecord r : c.findAll()) {
+      assertThat(seen.get(r.key())).as(r.key()).isEqualTo(r);
+    }
+  }
+
+  private long drainInto(Map<String, JobRecord> seen, long cursor) {
+    for (; ; ) {
+      ClusterStore.Changes p = c.changesSince(cursor, 50);
+      for (String k : p.deleted()) {
+        seen.remove(k);
+      }
+      p.changed()
+          .forEach(r -> seen.merge(r.key(), r, (x, y) -> y.version() >= x.version() ? y : x));
+      if (p.changed().size() + p.deleted().size() < 50 || p.cursor() == cursor) {
+        return p.cursor();
+      }
+      cursor = p.cursor();
+    }
+  }
+
+  /** Waits until every change made so far has settled (database stores hold their cursor back). */
+  protected void awaitSettled() {
+    awaitStoreClockPast(a, a.storeNow().plus(SETTLE).plusMillis(50));
+  }
+
+  // ---- clock -----------------------------------------------------------------------------------
+
+  @Test
+  void storeNow_closeToThisMachinesClock() {
+    Instant now = Instant.now();
+    assertThat(Duration.between(now, a.storeNow()).abs()).isLessThan(Duration.ofSeconds(5));
+  }
+
+  @Test
+  void awaitChange_returnsWithinMax() throws Exception {
+    long start = System.nanoTime();
+    a.awaitChange(Duration.ofMillis(100));
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+  }
+}

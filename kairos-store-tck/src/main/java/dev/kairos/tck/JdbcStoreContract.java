@@ -1,0 +1,396 @@
+package dev.kairos.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
+import dev.kairos.StoreException;
+import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.jdbc.internal.Migrations;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobStore;
+import dev.kairos.spi.RunResult;
+import dev.kairos.spi.Upsert;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The store contract plus what only a database store has: rows edited behind its back, trimmed
+ * text, history by age, the schema's life cycle, and concurrent writers. Each store a test opens
+ * gets tables of its own (a fresh prefix) in the subclass's database.
+ */
+public abstract class JdbcStoreContract extends JobStoreContract {
+  private static final AtomicInteger PREFIXES = new AtomicInteger();
+
+  /** Prefix of {@link #store}'s tables (the first store a test opens). */
+  private String prefix;
+
+  /** The database the test's stores live in. */
+  protected abstract TestDatabase database();
+
+  /** A table prefix no other store of this JVM uses. */
+  public static String nextPrefix() {
+    return "t" + PREFIXES.incrementAndGet() + "_";
+  }
+
+  @Override
+  protected JobStore newStore(int historyPerJob, boolean keepCompleted) {
+    String p = nextPrefix();
+    if (prefix == null) {
+      prefix = p;
+    }
+    return database()
+        .builder()
+        .tablePrefix(p)
+        .historyPerJob(historyPerJob)
+        .keepCompleted(keepCompleted)
+        .startMarkDelay(Duration.ZERO) // the contract's exact semantics; deferred marks below
+        .build();
+  }
+
+  String jobs() {
+    return prefix + "jobs";
+  }
+
+  private Map<String, Object> rowOf(String key) {
+    return database()
+        .row("SELECT * FROM " + jobs() + " WHERE job_key = '" + key + "'")
+        .orElseThrow();
+  }
+
+  // ---- rows edited by hand ---------------------------------------------------------------------
+
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "schedule_kind = 'BOGUS'           | unknown schedule_kind 'BOGUS'",
+        "fixed_period = 'every day'        | fixed_period 'every day' is not an ISO-8601 duration",
+        "schedule_kind = 'CRON', cron_expression = '0 0 * * * ?', cron_zone = 'Mars/Olympus' | cron_zone 'Mars/Olympus' is not a zone id",
+        "due_time = 99999999999999999.5    | due_time 99999999999999999.500000000 is not an instant",
+        "fixed_period = NULL               | fixed_period is null",
+        "state = 'DANCING'                 | unknown state 'DANCING'",
+        "misfire_kind = 'LATER'            | unknown misfire_kind 'LATER'",
+        "due_kind = 'SOMETIME'             | unknown due_kind 'SOMETIME'",
+        "schedule_kind = 'CRON'            | cron_expression is null",
+      })
+  void badRow_skippedByDueAndFindAll_findNamesKey_rowLeftAsItIs(String edit, String problem) {
+    for (String k : List.of("a", "b", "c")) {
+      store.upsert(fresh(k, T0));
+    }
+    database().execute("UPDATE " + jobs() + " SET " + edit + " WHERE job_key = 'b'");
+    Map<String, Object> before = rowOf("b");
+
+    assertThat(store.due(null, Instant.MAX, 10))
+        .extracting(JobRecord::key)
+        .containsExactly("a", "c");
+    assertThat(store.findAll()).extracting(JobRecord::key).containsExactly("a", "c");
+    assertThatThrownBy(() -> store.find("b"))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("job 'b'")
+        .hasMessageContaining(problem);
+    assertThat(rowOf("b")).isEqualTo(before);
+  }
+
+  @Test
+  void due_badRowsInPage_stillFillsTheLimit() {
+    for (int i = 0; i < 8; i++) {
+      store.upsert(fresh("k" + i, T0.plusSeconds(i)));
+    }
+    database()
+        .execute(
+            "UPDATE "
+                + jobs()
+                + " SET schedule_kind = 'BOGUS' WHERE job_key IN ('k1', 'k2', 'k4')");
+
+    assertThat(store.due(null, Instant.MAX, 4))
+        .extracting(JobRecord::key)
+        .containsExactly("k0", "k3", "k5", "k6");
+  }
+
+  @Test
+  void runFinished_badRow_leftAsItIs() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0, "node-1");
+    database().execute("UPDATE " + jobs() + " SET schedule_kind = 'BOGUS' WHERE job_key = 'a'");
+    Map<String, Object> before = rowOf("a");
+
+    assertThat(store.runFinished(success(r))).isEmpty();
+
+    assertThat(rowOf("a")).isEqualTo(before);
+    assertThat(before.get("state")).isEqualTo("RUNNING");
+  }
+
+  @Test
+  void upsert_badRow_replacesDefinitionKeepingStatistics() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runFinished(success(r));
+    database().execute("UPDATE " + jobs() + " SET schedule_kind = 'BOGUS' WHERE job_key = 'a'");
+
+    Upsert u = store.upsert(fresh("a", T0.plusSeconds(600)));
+
+    assertThat(u.change()).isEqualTo(Upsert.Change.UPDATED);
+    assertThat(u.record().spec()).isEqualTo(spec("a"));
+    assertThat(u.record().runCount()).isEqualTo(1);
+    assertThat(u.record().version()).isEqualTo(r.version() + 2);
+    assertThat(store.find("a")).contains(u.record());
+  }
+
+  /**
+   * A write-back repeated after its commit's acknowledgement was lost is not applied twice, while
+   * the next run, taken at the new version, is.
+   */
+  @Test
+  void runFinished_repeatedAfterLostAcknowledgement_appliedOnce() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord once = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(store.runFinished(success(r))).contains(once);
+    assertThat(store.history("a", 10)).hasSize(1);
+
+    JobRecord next = store.runFinished(success(once)).orElseThrow();
+    assertThat(next.runCount()).isEqualTo(2);
+  }
+
+  // ---- text and history limits -----------------------------------------------------------------
+
+  @Test
+  void errors_trimmedTo2000Characters() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    String huge = "E".repeat(5000);
+
+    JobRecord after = store.runFinished(failure(r, huge)).orElseThrow();
+
+    assertThat(after.lastError()).hasSize(2000).endsWith("...").startsWith("EEE");
+    assertThat(store.find("a").orElseThrow().lastError()).isEqualTo(after.lastError());
+    assertThat(store.history("a", 1).get(0).error()).isEqualTo(after.lastError());
+  }
+
+  @Test
+  void historyMaxAge_deletesRunsEndedLongBeforeTheNewest() {
+    JobStore aging =
+        database().builder().tablePrefix(nextPrefix()).historyMaxAge(Duration.ofMinutes(5)).build();
+    try {
+      aging.open();
+      JobRecord r = aging.upsert(fresh("a", T0)).record();
+      for (int i = 0; i < 20; i++) {
+        r = aging.runFinished(success(r)).orElseThrow();
+      }
+
+      List<RunRecord> h = aging.history("a", 100);
+
+      assertThat(h)
+          .extracting(RunRecord::scheduledFireTime)
+          .containsExactly(
+              T0.plusSeconds(19 * 60),
+              T0.plusSeconds(18 * 60),
+              T0.plusSeconds(17 * 60),
+              T0.plusSeconds(16 * 60),
+              T0.plusSeconds(15 * 60),
+              T0.plusSeconds(14 * 60));
+    } finally {
+      aging.close();
+    }
+  }
+
+  // ---- concurrency -----------------------------------------------------------------------------
+
+  /** Racing inserts of one new key: exactly one creates it, the others find it unchanged. */
+  @Test
+  void upsert_concurrentInsertsOfOneKey_oneCreatedOthersUnchanged() throws Exception {
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int round = 0; round < 5; round++) {
+        String key = "race-" + round;
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Upsert.Change>> changes = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          changes.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    return store.upsert(fresh(key, T0)).change();
+                  }));
+        }
+        go.countDown();
+        List<Upsert.Change> seen = new ArrayList<>();
+        for (Future<Upsert.Change> f : changes) {
+          seen.add(f.get(30, TimeUnit.SECONDS));
+        }
+        assertThat(seen).containsOnlyOnce(Upsert.Change.CREATED);
+        assertThat(seen).filteredOn(c -> c == Upsert.Change.UNCHANGED).hasSize(threads - 1);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  // ---- schema life cycle -----------------------------------------------------------------------
+
+  @Test
+  void createSchemaFalse_withoutTables_failsNamingThem() {
+    String p = nextPrefix();
+    JdbcStore s = database().builder().tablePrefix(p).createSchema(false).build();
+
+    assertThatThrownBy(s::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining(p + "schema_version")
+        .hasMessageContaining("createSchema(true)");
+    s.close();
+  }
+
+  @Test
+  void createSchemaFalse_afterCreation_opensAndWorks() {
+    store.upsert(fresh("a", T0));
+    JdbcStore s = database().builder().tablePrefix(prefix).createSchema(false).build();
+    try {
+      s.open();
+      assertThat(s.find("a")).isPresent();
+    } finally {
+      s.close();
+    }
+  }
+
+  @Test
+  void open_schemaNewerThanKnown_failsClearly() {
+    database()
+        .execute(
+            "INSERT INTO "
+                + prefix
+                + "schema_version (version, script) VALUES (99, 'V99__future.sql')");
+    JdbcStore s = database().builder().tablePrefix(prefix).build();
+
+    assertThatThrownBy(s::open)
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("schema version 99")
+        .hasMessageContaining("upgrade Kairos");
+    s.close();
+  }
+
+  @Test
+  void open_existingSchema_appliesNothingAgain() {
+    store.upsert(fresh("a", T0));
+    JdbcStore again = database().builder().tablePrefix(prefix).build();
+    try {
+      again.open();
+      again.open();
+      assertThat(again.find("a")).isPresent();
+      assertThat(
+              database()
+                  .row("SELECT COUNT(*) AS n FROM " + prefix + "schema_version")
+                  .orElseThrow()
+                  .get("n"))
+          .asString()
+          .isEqualTo(String.valueOf(Migrations.latest()));
+    } finally {
+      again.close();
+    }
+  }
+
+  @Test
+  void lifeCycle_opensOnFirstUse_failsClearlyAfterClose() {
+    JdbcStore s = database().builder().tablePrefix(nextPrefix()).build();
+    s.upsert(fresh("a", T0));
+    s.open();
+    assertThat(s.find("a")).isPresent();
+    s.close();
+    s.close();
+    assertThatThrownBy(() -> s.find("a"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+    assertThatThrownBy(s::open)
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("closed");
+  }
+
+  @Test
+  void sqlFailure_wrappedInStoreExceptionNamingKey() {
+    database().execute("DROP TABLE " + prefix + "runs");
+
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+
+    assertThatThrownBy(() -> store.runFinished(success(r)))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("job 'a'")
+        .hasMessageContaining("failed")
+        .hasCauseInstanceOf(org.jdbi.v3.core.JdbiException.class);
+    assertThat(store.find("a")).contains(r);
+  }
+
+  @Test
+  void upsert_definitionOnly_columnsReadableBySql() {
+    store.upsert(
+        JobRecord.fresh(
+            JobSpec.named("a").handler("h").fixedRate(Duration.ofDays(1)).startAt(T0), T0));
+
+    Map<String, Object> row = rowOf("a");
+
+    assertThat(row.get("schedule_kind")).isEqualTo("FIXED_RATE");
+    assertThat(row.get("fixed_period")).isEqualTo("PT24H");
+    assertThat(row.get("misfire_kind")).isEqualTo("FIRE_ONCE");
+    assertThat(row.get("state")).isEqualTo("SCHEDULED");
+    assertThat(row.get("due_time").toString()).isEqualTo(T0.getEpochSecond() + ".000000000");
+    assertThat(row.get("owner")).isNull();
+  }
+
+  /** With a 1 s delay, a run is marked RUNNING only once it has lasted about a second. */
+  @Test
+  void startMarks_deferred_onlyLongRunsAreMarked() {
+    JdbcStore s =
+        database()
+            .builder()
+            .tablePrefix(nextPrefix())
+            .startMarkDelay(Duration.ofSeconds(1))
+            .build();
+    try {
+      s.upsert(
+          JobRecord.fresh(JobSpec.named("short").handler("h").fixedRate(Duration.ofHours(1)), T0));
+      s.upsert(
+          JobRecord.fresh(JobSpec.named("long").handler("h").fixedRate(Duration.ofHours(1)), T0));
+      s.runStarted("short", T0, T0, "i");
+      s.runStarted("long", T0, T0, "i");
+      JobRecord shortOne = s.find("short").orElseThrow();
+      s.runFinished(
+          new RunResult(
+              "short",
+              shortOne.version(),
+              T0,
+              1,
+              T0,
+              T0.plusMillis(5),
+              RunOutcome.SUCCESS,
+              null,
+              "i",
+              JobState.SCHEDULED,
+              T0.plusSeconds(3600),
+              T0.plusSeconds(3600),
+              FireKind.TIMETABLE,
+              1));
+
+      assertThat(s.find("long").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> s.find("long").orElseThrow().state() == JobState.RUNNING);
+      assertThat(s.find("short").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+    } finally {
+      s.close();
+    }
+  }
+}

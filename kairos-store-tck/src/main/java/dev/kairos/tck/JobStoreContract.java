@@ -1,0 +1,769 @@
+package dev.kairos.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.CronSyntax;
+import dev.kairos.DstPolicy;
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.Misfire;
+import dev.kairos.Retry;
+import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
+import dev.kairos.Schedule;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobStore;
+import dev.kairos.spi.RunResult;
+import dev.kairos.spi.Upsert;
+import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The semantics every {@link JobStore} must have, stated once and run against each store
+ * (db-scheduler's compatibility-test idea): the in-memory reference, H2 and PostgreSQL.
+ */
+public abstract class JobStoreContract {
+  /** The due time of the jobs the tests create. */
+  public static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
+  /** The store under test: new, empty and open. */
+  protected JobStore store;
+
+  private final List<JobStore> opened = new ArrayList<>();
+
+  /**
+   * A new, empty store, not yet opened.
+   *
+   * @param historyPerJob runs kept per job
+   * @param keepCompleted whether completed one-shot jobs are kept
+   */
+  protected abstract JobStore newStore(int historyPerJob, boolean keepCompleted);
+
+  @BeforeEach
+  void openStore() {
+    store = open(100, true);
+  }
+
+  @AfterEach
+  void closeStores() {
+    opened.forEach(JobStore::close);
+  }
+
+  /** A new store, opened, closed after the test. */
+  protected JobStore open(int historyPerJob, boolean keepCompleted) {
+    JobStore s = newStore(historyPerJob, keepCompleted);
+    opened.add(s);
+    s.open();
+    return s;
+  }
+
+  /** A one-minute fixed-rate job with handler "h". */
+  public static JobSpec spec(String key) {
+    return JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1));
+  }
+
+  /** A new record of {@link #spec(String)}, due at {@code due}. */
+  public static JobRecord fresh(String key, Instant due) {
+    return JobRecord.fresh(spec(key), due);
+  }
+
+  /** A successful run of r's due fire that moves it one minute on. */
+  public static RunResult success(JobRecord r) {
+    Instant fire = r.dueTime();
+    Instant next = fire.plusSeconds(60);
+    return new RunResult(
+        r.key(),
+        r.version(),
+        fire,
+        1,
+        fire.plusMillis(5),
+        fire.plusMillis(25),
+        RunOutcome.SUCCESS,
+        null,
+        "node-1",
+        JobState.SCHEDULED,
+        next,
+        next,
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  /** A failed run of r's due fire that moves it one minute on. */
+  public static RunResult failure(JobRecord r, String error) {
+    RunResult s = success(r);
+    return new RunResult(
+        s.key(),
+        s.expectedVersion(),
+        s.scheduledFireTime(),
+        s.attempt(),
+        s.start(),
+        s.end(),
+        RunOutcome.FAILURE,
+        error,
+        s.instance(),
+        JobState.SCHEDULED,
+        s.nextFireTime(),
+        s.nextFireTime(),
+        FireKind.RETRY,
+        2);
+  }
+
+  private JobRecord stored(String key) {
+    return store.find(key).orElseThrow();
+  }
+
+  // ---- upsert --------------------------------------------------------------------------------
+
+  @Test
+  void upsert_newKey_createsAtAFirstVersionAboveAnyEarlierJobsOfTheKey() {
+    Upsert u = store.upsert(fresh("a", T0));
+
+    assertThat(u.change()).isEqualTo(Upsert.Change.CREATED);
+    assertThat(u.record()).isEqualTo(fresh("a", T0).withVersion(u.record().version()));
+    assertThat(u.record().version()).isPositive();
+    assertThat(stored("a")).isEqualTo(u.record());
+
+    // Deleted and created again: the new job's versions never meet the old job's, so a late
+    // write-back of the old job's run cannot pass for current (issue #10, finding 1).
+    JobRecord old = store.runFinished(success(u.record())).orElseThrow();
+    store.delete("a");
+    JobRecord again = store.upsert(fresh("a", T0)).record();
+    assertThat(again.version()).isGreaterThan(old.version());
+  }
+
+  @Test
+  void upsert_equalDefinition_leavesStateAndStatistics() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord ran = store.runFinished(success(r)).orElseThrow();
+
+    Upsert again = store.upsert(fresh("a", T0.plusSeconds(3600)));
+
+    assertThat(again.change()).isEqualTo(Upsert.Change.UNCHANGED);
+    assertThat(again.record()).isEqualTo(ran);
+    assertThat(stored("a")).isEqualTo(ran);
+  }
+
+  @Test
+  void upsert_changedDefinition_replacesDefinitionAndStateKeepsStatistics() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord ran = store.runFinished(success(r)).orElseThrow();
+    JobSpec changed = spec("a").fixedDelay(Duration.ofHours(2)).data("{\"v\":2}");
+
+    Upsert u = store.upsert(JobRecord.fresh(changed, T0.plusSeconds(7200)));
+
+    assertThat(u.change()).isEqualTo(Upsert.Change.UPDATED);
+    JobRecord expected =
+        new JobRecord(
+            changed,
+            JobState.SCHEDULED,
+            T0.plusSeconds(7200),
+            T0.plusSeconds(7200),
+            FireKind.TIMETABLE,
+            1,
+            ran.lastScheduledFireTime(),
+            ran.lastStart(),
+            ran.lastEnd(),
+            ran.lastOutcome(),
+            ran.lastError(),
+            1,
+            0,
+            ran.version() + 1);
+    assertThat(u.record()).isEqualTo(expected);
+    assertThat(stored("a")).isEqualTo(expected);
+  }
+
+  @Test
+  void upsert_neverDue_createsCompleteJobWithoutDueTime() {
+    store.upsert(fresh("a", null));
+
+    assertThat(stored("a").state()).isEqualTo(JobState.COMPLETE);
+    assertThat(store.due(null, Instant.MAX, 10)).isEmpty();
+  }
+
+  // ---- find, findAll ---------------------------------------------------------------------------
+
+  @Test
+  void find_unknownKey_empty() {
+    assertThat(store.find("nope")).isEmpty();
+  }
+
+  @Test
+  void findAll_orderedByKey() {
+    for (String k : List.of("b", "c", "a", "B")) {
+      store.upsert(fresh(k, T0));
+    }
+
+    assertThat(store.findAll()).extracting(JobRecord::key).containsExactly("B", "a", "b", "c");
+  }
+
+  // ---- replace -------------------------------------------------------------------------------
+
+  @Test
+  void replace_matchingVersion_replacesAndIncrementsVersionKeepingStatistics() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord ran = store.runFinished(success(r)).orElseThrow();
+    JobRecord paused =
+        ran.withSchedule(JobState.PAUSED, ran.nextFireTime(), null, FireKind.TIMETABLE, 1);
+
+    Optional<JobRecord> result = store.replace(paused, ran.version());
+
+    assertThat(result).contains(paused.withVersion(ran.version() + 1));
+    assertThat(stored("a")).isEqualTo(paused.withVersion(ran.version() + 1));
+  }
+
+  @Test
+  void replace_statisticsOfArgument_ignored() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord ran = store.runFinished(success(r)).orElseThrow();
+    JobRecord withoutStats = fresh("a", T0.plusSeconds(600)).withVersion(ran.version());
+
+    JobRecord result = store.replace(withoutStats, ran.version()).orElseThrow();
+
+    assertThat(result.runCount()).isEqualTo(1);
+    assertThat(result.lastOutcome()).isEqualTo(RunOutcome.SUCCESS);
+    assertThat(result.dueTime()).isEqualTo(T0.plusSeconds(600));
+  }
+
+  @Test
+  void replace_staleVersion_emptyAndUnchanged() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord moved =
+        r.withSchedule(
+            JobState.SCHEDULED, T0.plusSeconds(1), T0.plusSeconds(1), FireKind.TIMETABLE, 1);
+
+    assertThat(store.replace(moved, r.version() + 1)).isEmpty();
+    assertThat(stored("a")).isEqualTo(r);
+  }
+
+  @Test
+  void replace_unknownKey_empty() {
+    assertThat(store.replace(fresh("nope", T0), 0)).isEmpty();
+    assertThat(store.find("nope")).isEmpty();
+  }
+
+  // ---- delete --------------------------------------------------------------------------------
+
+  @Test
+  void delete_existing_removesJobDueEntryAndHistory() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runFinished(success(r));
+
+    assertThat(store.delete("a")).isTrue();
+
+    assertThat(store.find("a")).isEmpty();
+    assertThat(store.due(null, Instant.MAX, 10)).isEmpty();
+    assertThat(store.history("a", 10)).isEmpty();
+    store.upsert(fresh("a", T0));
+    assertThat(store.history("a", 10)).isEmpty();
+  }
+
+  @Test
+  void delete_unknown_false() {
+    assertThat(store.delete("nope")).isFalse();
+  }
+
+  // ---- due -----------------------------------------------------------------------------------
+
+  @Test
+  void due_orderedByDueTimeThenKey() {
+    store.upsert(fresh("c", T0));
+    store.upsert(fresh("a", T0.plusSeconds(1)));
+    store.upsert(fresh("b", T0));
+    store.upsert(fresh("d", T0.minusSeconds(1)));
+
+    assertThat(store.due(null, Instant.MAX, 10))
+        .extracting(JobRecord::key)
+        .containsExactly("d", "b", "c", "a");
+  }
+
+  @Test
+  void due_beforeIsExclusiveAndJobsWithoutDueTimeAreLeftOut() {
+    store.upsert(fresh("early", T0.minusNanos(1)));
+    store.upsert(fresh("at", T0));
+    store.upsert(fresh("never", null));
+    JobRecord p = store.upsert(fresh("paused", T0.minusSeconds(5))).record();
+    store.replace(
+        p.withSchedule(JobState.PAUSED, p.nextFireTime(), null, FireKind.TIMETABLE, 1),
+        p.version());
+
+    assertThat(store.due(null, T0, 10)).extracting(JobRecord::key).containsExactly("early");
+  }
+
+  @Test
+  void due_afterCursor_isStrictAndBreaksTiesByKey() {
+    for (String k : List.of("a", "b", "c")) {
+      store.upsert(fresh(k, T0));
+    }
+    store.upsert(fresh("a2", T0.plusSeconds(1)));
+
+    assertThat(store.due(new WindowCursor(T0, "b"), Instant.MAX, 10))
+        .extracting(JobRecord::key)
+        .containsExactly("c", "a2");
+    assertThat(store.due(new WindowCursor(T0, "c"), Instant.MAX, 10))
+        .extracting(JobRecord::key)
+        .containsExactly("a2");
+  }
+
+  @Test
+  void due_limit_returnsFirstRowsAndPagesThroughAll() {
+    List<String> keys = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      String k = String.format("k%02d", i);
+      keys.add(k);
+      store.upsert(fresh(k, T0.plusSeconds(i / 3)));
+    }
+
+    List<String> paged = new ArrayList<>();
+    WindowCursor cursor = null;
+    for (List<JobRecord> page; !(page = store.due(cursor, Instant.MAX, 4)).isEmpty(); ) {
+      assertThat(page.size()).isLessThanOrEqualTo(4);
+      page.forEach(r -> paged.add(r.key()));
+      cursor = page.get(page.size() - 1).cursor();
+    }
+
+    assertThat(store.due(null, Instant.MAX, 4)).hasSize(4);
+    assertThat(paged).isEqualTo(keys);
+  }
+
+  @Test
+  void due_afterReplace_followsNewDueTime() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.upsert(fresh("b", T0.plusSeconds(10)));
+    store.replace(
+        r.withSchedule(
+            JobState.SCHEDULED, T0.plusSeconds(20), T0.plusSeconds(20), FireKind.TIMETABLE, 1),
+        r.version());
+
+    assertThat(store.due(null, Instant.MAX, 10))
+        .extracting(JobRecord::key)
+        .containsExactly("b", "a");
+    assertThat(store.due(null, T0.plusSeconds(15), 10))
+        .extracting(JobRecord::key)
+        .containsExactly("b");
+  }
+
+  // ---- runStarted / runFinished --------------------------------------------------------------
+
+  @Test
+  void runStarted_scheduled_becomesRunningWithSameVersion() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+
+    store.runStarted("a", T0, T0.plusMillis(3), "node-1");
+
+    JobRecord s = stored("a");
+    assertThat(s.state()).isEqualTo(JobState.RUNNING);
+    assertThat(s.lastStart()).isEqualTo(T0.plusMillis(3));
+    assertThat(s.version()).isEqualTo(r.version());
+    assertThat(s.dueTime()).isEqualTo(T0);
+  }
+
+  @Test
+  void runStarted_paused_staysPausedButRecordsStart() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.replace(r.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), r.version());
+
+    store.runStarted("a", T0, T0.plusMillis(3), "node-1");
+
+    assertThat(stored("a").state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored("a").lastStart()).isEqualTo(T0.plusMillis(3));
+  }
+
+  @Test
+  void runStarted_unknownKey_doesNothing() {
+    store.runStarted("nope", T0, T0, "node-1");
+
+    assertThat(store.find("nope")).isEmpty();
+  }
+
+  @Test
+  void runFinished_currentVersion_appliesScheduleStatisticsAndIncrementsVersion() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    RunResult x = success(r);
+
+    JobRecord after = store.runFinished(x).orElseThrow();
+
+    JobRecord expected =
+        new JobRecord(
+            r.spec(),
+            JobState.SCHEDULED,
+            x.nextFireTime(),
+            x.dueTime(),
+            FireKind.TIMETABLE,
+            1,
+            x.scheduledFireTime(),
+            x.start(),
+            x.end(),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            0,
+            r.version() + 1);
+    assertThat(after).isEqualTo(expected);
+    assertThat(stored("a")).isEqualTo(expected);
+  }
+
+  @Test
+  void runFinished_staleVersion_keepsNewScheduleAndTurnsRunningBackToScheduled() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    JobRecord changed =
+        store.upsert(JobRecord.fresh(spec("a").data("new"), T0.plusSeconds(99))).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.spec()).isEqualTo(changed.spec());
+    assertThat(after.dueTime()).isEqualTo(T0.plusSeconds(99));
+    assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(99));
+    assertThat(after.version()).isEqualTo(changed.version());
+    assertThat(after.runCount()).isEqualTo(1);
+    assertThat(after.lastScheduledFireTime()).isEqualTo(T0);
+    assertThat(stored("a")).isEqualTo(after);
+  }
+
+  /**
+   * Triggered (through another instance) during the run: the trigger stays due, and the timetable
+   * still moves past the fire that ran, so that fire does not run again after the trigger.
+   */
+  @Test
+  void runFinished_staleVersion_triggeredMeanwhile_keepsTriggerAndAdvancesTimetable() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    JobRecord running = stored("a");
+    JobRecord triggered =
+        store
+            .replace(
+                running.withSchedule(
+                    JobState.SCHEDULED,
+                    running.nextFireTime(),
+                    T0.plusMillis(10),
+                    FireKind.TRIGGER,
+                    1),
+                running.version())
+            .orElseThrow();
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.dueKind()).isEqualTo(FireKind.TRIGGER);
+    assertThat(after.dueTime()).isEqualTo(T0.plusMillis(10));
+    assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version())
+        .as("newer than the trigger's record")
+        .isEqualTo(triggered.version() + 1);
+    assertThat(stored("a")).isEqualTo(after);
+  }
+
+  @Test
+  void runFinished_staleVersion_pausedMeanwhileStaysPaused() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    JobRecord running = stored("a");
+    JobRecord paused =
+        store
+            .replace(
+                running.withSchedule(
+                    JobState.PAUSED, running.nextFireTime(), null, FireKind.TIMETABLE, 1),
+                running.version())
+            .orElseThrow();
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.PAUSED);
+    assertThat(after.dueTime()).isNull();
+    assertThat(after.nextFireTime())
+        .as("resume continues after the fire that ran")
+        .isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(paused.version() + 1);
+    assertThat(store.due(null, Instant.MAX, 10)).isEmpty();
+  }
+
+  /**
+   * Paused and resumed during the run (issue #10, finding 1): the resumed record still points at
+   * the fire that ran; the write-back moves it on, so that fire is not run again.
+   */
+  @Test
+  void runFinished_staleVersion_pausedAndResumedMeanwhile_doesNotReArmTheFireThatRan() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runStarted("a", T0, T0.plusMillis(5), "node-1");
+    JobRecord running = stored("a");
+    JobRecord paused =
+        store
+            .replace(
+                running.withSchedule(
+                    JobState.PAUSED, running.nextFireTime(), null, FireKind.TIMETABLE, 1),
+                running.version())
+            .orElseThrow();
+    JobRecord resumed =
+        store
+            .replace(
+                paused.withSchedule(JobState.SCHEDULED, T0, T0, FireKind.TIMETABLE, 1),
+                paused.version())
+            .orElseThrow();
+
+    JobRecord after = store.runFinished(success(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.dueTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(after.version()).isEqualTo(resumed.version() + 1);
+    assertThat(stored("a")).isEqualTo(after);
+  }
+
+  @Test
+  void runFinished_failure_countsAndRecordsErrorThenSuccessClearsIt() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+
+    JobRecord failed =
+        store.runFinished(failure(r, "java.io.IOException: disk full")).orElseThrow();
+
+    assertThat(failed.failureCount()).isEqualTo(1);
+    assertThat(failed.lastOutcome()).isEqualTo(RunOutcome.FAILURE);
+    assertThat(failed.lastError()).isEqualTo("java.io.IOException: disk full");
+    assertThat(failed.dueKind()).isEqualTo(FireKind.RETRY);
+    assertThat(failed.attempt()).isEqualTo(2);
+
+    JobRecord ok = store.runFinished(success(failed)).orElseThrow();
+
+    assertThat(ok.lastError()).isNull();
+    assertThat(ok.runCount()).isEqualTo(2);
+    assertThat(ok.failureCount()).isEqualTo(1);
+    assertThat(stored("a")).isEqualTo(ok);
+  }
+
+  @Test
+  void runFinished_unknownKey_emptyAndNoHistory() {
+    JobRecord ghost = fresh("ghost", T0);
+
+    assertThat(store.runFinished(success(ghost))).isEmpty();
+    assertThat(store.history("ghost", 10)).isEmpty();
+    assertThat(store.find("ghost")).isEmpty();
+  }
+
+  @Test
+  void runFinished_completedOneShot_keptAsComplete() {
+    JobRecord r = store.upsert(JobRecord.fresh(spec("once").at(T0), T0)).record();
+
+    JobRecord after = store.runFinished(completed(r)).orElseThrow();
+
+    assertThat(after.state()).isEqualTo(JobState.COMPLETE);
+    assertThat(stored("once")).isEqualTo(after);
+    assertThat(store.history("once", 10)).hasSize(1);
+  }
+
+  @Test
+  void runFinished_completedOneShotWithoutKeepCompleted_deletedWithHistory() {
+    JobStore dropping = open(100, false);
+    JobRecord r = dropping.upsert(JobRecord.fresh(spec("once").at(T0), T0)).record();
+
+    assertThat(dropping.runFinished(completed(r))).isEmpty();
+
+    assertThat(dropping.find("once")).isEmpty();
+    assertThat(dropping.history("once", 10)).isEmpty();
+  }
+
+  private static RunResult completed(JobRecord r) {
+    RunResult s = success(r);
+    return new RunResult(
+        s.key(),
+        s.expectedVersion(),
+        s.scheduledFireTime(),
+        1,
+        s.start(),
+        s.end(),
+        RunOutcome.SUCCESS,
+        null,
+        s.instance(),
+        JobState.COMPLETE,
+        null,
+        null,
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  // ---- history -------------------------------------------------------------------------------
+
+  @Test
+  void history_newestFirstWithLimit() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    for (int i = 0; i < 5; i++) {
+      r = store.runFinished(i == 2 ? failure(r, "boom") : success(r)).orElseThrow();
+    }
+
+    List<RunRecord> h = store.history("a", 3);
+
+    assertThat(h)
+        .extracting(RunRecord::scheduledFireTime)
+        .containsExactly(T0.plusSeconds(240), T0.plusSeconds(180), T0.plusSeconds(120));
+    assertThat(h.get(2))
+        .isEqualTo(
+            new RunRecord(
+                "a",
+                T0.plusSeconds(120),
+                T0.plusSeconds(120).plusMillis(5),
+                T0.plusSeconds(120).plusMillis(25),
+                RunOutcome.FAILURE,
+                "boom",
+                1,
+                "node-1"));
+    assertThat(store.history("a", 0)).isEmpty();
+    assertThat(store.history("a", 100)).hasSize(5);
+  }
+
+  @Test
+  void history_retention_keepsNewestPerJob() {
+    JobStore small = open(3, true);
+    JobRecord a = small.upsert(fresh("a", T0)).record();
+    JobRecord b = small.upsert(fresh("b", T0)).record();
+    for (int i = 0; i < 25; i++) {
+      a = small.runFinished(success(a)).orElseThrow();
+    }
+    b = small.runFinished(success(b)).orElseThrow();
+
+    assertThat(small.history("a", 10))
+        .extracting(RunRecord::scheduledFireTime)
+        .containsExactly(T0.plusSeconds(24 * 60), T0.plusSeconds(23 * 60), T0.plusSeconds(22 * 60));
+    assertThat(small.history("b", 10)).hasSize(1);
+    assertThat(a.runCount()).isEqualTo(25);
+  }
+
+  @Test
+  void history_none_keepsNothingButCounts() {
+    JobStore none = open(0, true);
+    JobRecord r = none.upsert(fresh("a", T0)).record();
+
+    JobRecord after = none.runFinished(success(r)).orElseThrow();
+
+    assertThat(none.history("a", 10)).isEmpty();
+    assertThat(after.runCount()).isEqualTo(1);
+  }
+
+  // ---- round trips ---------------------------------------------------------------------------
+
+  /** Job definitions of every kind and option, for the round-trip test. */
+  public static Stream<Arguments> definitions() {
+    JobSpec base = JobSpec.named("job").handler("handler-1");
+    ZoneId paris = ZoneId.of("Europe/Paris");
+    return Stream.of(
+            base.fixedRate(Duration.ofDays(1)),
+            base.fixedRate(Duration.ofNanos(1_500_000_001)),
+            base.fixedDelay(Duration.ofMillis(250)).initialDelay(Duration.ofSeconds(3)),
+            base.fixedRate(Duration.ofHours(24)).startAt(T0.plusNanos(123_456_789)),
+            base.at(T0.plusNanos(1)),
+            base.after(Duration.ofMinutes(90)),
+            base.cron("0 0 2 * * ?"),
+            base.cron("0 0 2 * * ?", paris),
+            base.cron("0 2 * * 1-5", ZoneOffset.UTC, CronSyntax.UNIX),
+            base.cron("0 0 2 * * MON-FRI", ZoneId.of("UTC"), CronSyntax.SPRING),
+            base.cron("0 30 2 * * ?", paris)
+                .dst(new DstPolicy(DstPolicy.Gap.SKIP, DstPolicy.Overlap.BOTH)),
+            base.cron("0 30 2 * * ?", ZoneOffset.ofHours(5))
+                .dst(DstPolicy.defaults().overlap(DstPolicy.Overlap.LAST)),
+            base.fixedRate(Duration.ofMinutes(5)).misfire(Misfire.catchUp()),
+            base.fixedRate(Duration.ofMinutes(5))
+                .misfire(Misfire.catchUp(3).threshold(Duration.ZERO)),
+            base.fixedRate(Duration.ofMinutes(5))
+                .misfire(Misfire.fireOnce().threshold(Duration.ofMinutes(2))),
+            base.fixedRate(Duration.ofMinutes(5)).misfire(Misfire.skip()),
+            base.fixedRate(Duration.ofMinutes(5)).retry(Retry.backoff(5, Duration.ofMillis(1500))),
+            base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
+            base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),
+            base.fixedRate(Duration.ofMinutes(5)).data(""),
+            base.fixedRate(Duration.ofMinutes(5)).data("x".repeat(100_000)))
+        .map(Arguments::of);
+  }
+
+  @ParameterizedTest
+  @MethodSource("definitions")
+  void definition_roundTripsExactly(JobSpec spec) {
+    store.upsert(JobRecord.fresh(spec, T0));
+
+    assertThat(stored("job").spec()).isEqualTo(spec);
+    assertThat(store.findAll()).extracting(JobRecord::spec).containsExactly(spec);
+    assertThat(store.due(null, Instant.MAX, 1)).extracting(JobRecord::spec).containsExactly(spec);
+    assertThat(store.upsert(JobRecord.fresh(spec, T0)).change()).isEqualTo(Upsert.Change.UNCHANGED);
+  }
+
+  /** Instants at the edges of what a store must keep exactly. */
+  public static Stream<Instant> instants() {
+    return Stream.of(
+        T0,
+        T0.plusNanos(1),
+        T0.plusNanos(999_999_999),
+        Instant.EPOCH,
+        Instant.EPOCH.minusNanos(1),
+        Instant.parse("1900-02-28T23:59:59.5Z"),
+        Instant.parse("2262-04-11T23:47:16.854775807Z"),
+        Instant.parse("9999-12-31T23:59:59.999999999Z"),
+        Instant.MAX,
+        Instant.MIN);
+  }
+
+  @ParameterizedTest
+  @MethodSource("instants")
+  void instants_roundTripExactlyAndOrder(Instant t) {
+    JobRecord r = store.upsert(JobRecord.fresh(spec("job").at(t).startAt(t), t)).record();
+    RunResult x =
+        new RunResult(
+            "job",
+            r.version(),
+            t,
+            1,
+            t,
+            t,
+            RunOutcome.SUCCESS,
+            null,
+            "i",
+            JobState.SCHEDULED,
+            t,
+            t,
+            FireKind.TIMETABLE,
+            1);
+    store.runFinished(x);
+
+    JobRecord s = stored("job");
+    assertThat(
+            List.of(
+                s.nextFireTime(),
+                s.dueTime(),
+                s.lastScheduledFireTime(),
+                s.lastStart(),
+                s.lastEnd()))
+        .containsOnly(t);
+    assertThat(s.spec().startAt()).contains(t);
+    assertThat(((Schedule.Once) s.spec().schedule()).at()).isEqualTo(t);
+    assertThat(store.history("job", 1).get(0).start()).isEqualTo(t);
+    if (!t.equals(Instant.MAX)) {
+      assertThat(store.due(null, t, 10)).isEmpty();
+      assertThat(store.due(null, t.plusNanos(1), 10)).hasSize(1);
+    }
+  }
+
+  @Test
+  void due_nanosecondApart_orderedExactly() {
+    List<String> keys = IntStream.range(0, 5).mapToObj(i -> "n" + (4 - i)).toList();
+    for (int i = 0; i < 5; i++) {
+      store.upsert(fresh(keys.get(i), T0.plusNanos(i)));
+    }
+
+    assertThat(store.due(null, T0.plusNanos(4), 10))
+        .extracting(JobRecord::key)
+        .containsExactly("n4", "n3", "n2", "n1");
+  }
+}

@@ -1,0 +1,105 @@
+package dev.kairos.tck;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A database of its own ({@code kairos_<random>}) in the MariaDB at 127.0.0.1:3306 (user {@code
+ * root}, empty password) for one test class: created by {@link #create()} in {@code @BeforeAll},
+ * dropped by {@link #close()} in {@code @AfterAll}. If the server is unreachable, {@link
+ * #assumeReachable()} (called before each test) skips the test with a message saying so; if the
+ * environment variable {@code CI} is {@code true}, {@link #create()} fails instead.
+ */
+public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
+  /** The server, without a database. */
+  public static final String SERVER = "jdbc:mariadb://127.0.0.1:3306/";
+
+  /** The user the tests connect as. */
+  public static final String USER = "root";
+
+  private final String database;
+
+  /** Why the server cannot be used, or null if it can. */
+  private final String unreachable;
+
+  private MariaDbTestDatabase(String database, String unreachable) {
+    this.database = database;
+    this.unreachable = unreachable;
+  }
+
+  /** Creates a fresh database {@code kairos_<random>}. */
+  public static MariaDbTestDatabase create() {
+    String name = "kairos_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(SERVER + "test", properties());
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name + " CHARACTER SET utf8mb4");
+      return new MariaDbTestDatabase(name, null);
+    } catch (SQLException e) {
+      String why = "MariaDB at 127.0.0.1:3306 (user root) is unreachable: " + e;
+      if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+        throw new AssertionError(why + " (CI=true, so this fails instead of skipping)", e);
+      }
+      return new MariaDbTestDatabase(name, why);
+    }
+  }
+
+  /** Skips the calling test if the server was unreachable. */
+  public void assumeReachable() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+  }
+
+  /** The JDBC URL of this database. */
+  public String url() {
+    return SERVER + database;
+  }
+
+  /** The database's name. */
+  public String name() {
+    return database;
+  }
+
+  @Override
+  public JdbcStore.Builder builder() {
+    return JdbcStore.builder().url(url()).user(USER).poolSize(2);
+  }
+
+  /** A pool of the test's own. */
+  public HikariDataSource dataSource(String poolName, int size) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(url());
+    c.setUsername(USER);
+    c.setMaximumPoolSize(size);
+    c.setPoolName(poolName);
+    c.setConnectionTimeout(3_000);
+    return new HikariDataSource(c);
+  }
+
+  @Override
+  public Connection connect() throws SQLException {
+    return DriverManager.getConnection(url(), properties());
+  }
+
+  private static Properties properties() {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    p.setProperty("password", "");
+    p.setProperty("connectTimeout", "3000");
+    return p;
+  }
+
+  /** Drops the database and everything in it. */
+  @Override
+  public void close() {
+    if (unreachable == null) {
+      execute("DROP DATABASE IF EXISTS " + database);
+    }
+  }
+}

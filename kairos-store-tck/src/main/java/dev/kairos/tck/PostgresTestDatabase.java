@@ -1,0 +1,130 @@
+package dev.kairos.tck;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Properties;
+import java.util.UUID;
+import org.junit.jupiter.api.Assumptions;
+
+/**
+ * A schema of its own in the PostgreSQL at 127.0.0.1:5432 (database {@code test}, user {@code
+ * postgres}, trust authentication) for one test class: created by {@link #create()} in
+ * {@code @BeforeAll}, dropped by {@link #close()} in {@code @AfterAll}. If the server is
+ * unreachable, {@link #assumeReachable()} (called before each test) skips the test with a message
+ * saying so; if the environment variable {@code CI} is set, {@link #create()} fails instead.
+ *
+ * <p>Another server: set {@code KAIROS_TEST_PG_URL} (a JDBC URL), {@code KAIROS_TEST_PG_USER} and
+ * {@code KAIROS_TEST_PG_PASSWORD}.
+ */
+public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
+  /** The server and database ({@code KAIROS_TEST_PG_URL} overrides). */
+  public static final String SERVER =
+      env("KAIROS_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
+
+  /** The user the tests connect as ({@code KAIROS_TEST_PG_USER} overrides). */
+  public static final String USER = env("KAIROS_TEST_PG_USER", "postgres");
+
+  /** The password ({@code KAIROS_TEST_PG_PASSWORD}), or null for trust authentication. */
+  public static final String PASSWORD = env("KAIROS_TEST_PG_PASSWORD", null);
+
+  private static String env(String name, String otherwise) {
+    String v = System.getenv(name);
+    return v == null || v.isBlank() ? otherwise : v;
+  }
+
+  private final String schema;
+
+  /** Why the server cannot be used, or null if it can. */
+  private final String unreachable;
+
+  private PostgresTestDatabase(String schema, String unreachable) {
+    this.schema = schema;
+    this.unreachable = unreachable;
+  }
+
+  /** Creates a fresh schema {@code kairos_test_<random>}. */
+  public static PostgresTestDatabase create() {
+    String schema = "kairos_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    try (Connection c = DriverManager.getConnection(SERVER, properties("kairos-test-setup"));
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+      return new PostgresTestDatabase(schema, null);
+    } catch (SQLException e) {
+      String why =
+          "PostgreSQL at "
+              + SERVER
+              + " (user "
+              + USER
+              + ", override with KAIROS_TEST_PG_URL/_USER/_PASSWORD) is unreachable: "
+              + e;
+      if (System.getenv("CI") != null) {
+        throw new AssertionError(why + " (CI is set, so this fails instead of skipping)", e);
+      }
+      return new PostgresTestDatabase(schema, why);
+    }
+  }
+
+  /** Skips the calling test if the server was unreachable. */
+  public void assumeReachable() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+  }
+
+  /** The JDBC URL of this schema. */
+  public String url() {
+    return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
+  /** The schema's name. */
+  public String schema() {
+    return schema;
+  }
+
+  @Override
+  public JdbcStore.Builder builder() {
+    return JdbcStore.builder().url(url()).user(USER).password(PASSWORD).poolSize(2);
+  }
+
+  /** A pool of the test's own whose connections carry this application name. */
+  public HikariDataSource dataSource(String applicationName, int size) {
+    HikariConfig c = new HikariConfig();
+    c.setJdbcUrl(url());
+    c.setUsername(USER);
+    c.setPassword(PASSWORD);
+    c.setMaximumPoolSize(size);
+    c.setPoolName(applicationName);
+    c.addDataSourceProperty("ApplicationName", applicationName);
+    c.setConnectionTimeout(3_000);
+    return new HikariDataSource(c);
+  }
+
+  @Override
+  public Connection connect() throws SQLException {
+    Properties p = properties("kairos-test");
+    p.setProperty("currentSchema", schema);
+    return DriverManager.getConnection(SERVER, p);
+  }
+
+  private static Properties properties(String applicationName) {
+    Properties p = new Properties();
+    p.setProperty("user", USER);
+    if (PASSWORD != null) {
+      p.setProperty("password", PASSWORD);
+    }
+    p.setProperty("ApplicationName", applicationName);
+    p.setProperty("connectTimeout", "3");
+    return p;
+  }
+
+  /** Drops the schema and everything in it. */
+  @Override
+  public void close() {
+    if (unreachable == null) {
+      execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    }
+  }
+}

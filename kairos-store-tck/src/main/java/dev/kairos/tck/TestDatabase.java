@@ -1,0 +1,52 @@
+package dev.kairos.tck;
+
+import dev.kairos.jdbc.JdbcStore;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/** A database a test stores jobs in, and reads or edits behind the store's back. */
+public interface TestDatabase {
+  /** A store builder over this database (prefix and options still to be set). */
+  JdbcStore.Builder builder();
+
+  /** A plain connection to the database, outside any store's pool. */
+  Connection connect() throws SQLException;
+
+  /** Runs one SQL update; returns the row count. */
+  default int execute(String sql) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      return s.executeUpdate(sql);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+
+  /** The first row of a query as column → value (names lower case), if any. */
+  default Optional<Map<String, Object>> row(String sql) {
+    try (Connection c = connect();
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery(sql)) {
+      if (!rs.next()) {
+        return Optional.empty();
+      }
+      ResultSetMetaData md = rs.getMetaData();
+      Map<String, Object> row = new LinkedHashMap<>();
+      for (int i = 1; i <= md.getColumnCount(); i++) {
+        Object v = rs.getObject(i);
+        row.put(
+            md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT),
+            v instanceof java.sql.Clob cl ? cl.getSubString(1, (int) cl.length()) : v);
+      }
+      return Optional.of(row);
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package dev.kairos.jdbc;
+
+import dev.kairos.tck.PostgresTestDatabase;
+import dev.kairos.tck.RestartContract;
+import dev.kairos.tck.TestDatabase;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** Restarts over PostgreSQL, in a schema of this class's own. */
+class PostgresRestartTest extends RestartContract {
+  private static PostgresTestDatabase db;
+
+  @BeforeAll
+  static void createSchema() {
+    db = PostgresTestDatabase.create();
+  }
+
+  @AfterAll
+  static void dropSchema() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Override
+  protected TestDatabase database() {
+    db.assumeReachable();
+    return db;
+  }
+}

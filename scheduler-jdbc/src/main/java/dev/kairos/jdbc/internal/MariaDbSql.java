@@ -1,0 +1,127 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.StoreException;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+import org.jdbi.v3.core.Handle;
+
+/**
+ * What the MariaDB dialect does differently, in one place: the SQL {@link Dialect#MARIADB} uses
+ * where H2 and PostgreSQL differ, and how the MySQL family is told apart.
+ *
+ * <h2>Design notes</h2>
+ *
+ * <p><b>Tested on MariaDB 10.11</b> (InnoDB, Connector/J 3.5). Needs 10.6 or newer: sequences
+ * (10.3), {@code utf8mb4_nopad_bin}, and DELETE from a table its own subquery reads (10.3.2).
+ *
+ * <p><b>Clock.</b> {@link #NOW} is {@code UTC_TIMESTAMP(6)} as epoch seconds: microseconds, the
+ * time the statement started, in UTC whatever the session time zone ({@code UNIX_TIMESTAMP(NOW(6))}
+ * would convert the session's local time and go wrong in a daylight-saving overlap). Multiplying by
+ * {@code 0.000001} keeps the decimal exact; dividing would round to {@code div_precision_increment}
+ * (4) places.
+ *
+ * <p><b>Claims.</b> MariaDB's UPDATE has no {@code RETURNING} (only INSERT and DELETE do), so a
+ * claim is an UPDATE and a re-read in one transaction, as on H2. MySQL evaluates SET assignments
+ * left to right, each seeing the previous ones; the claim sets {@code recovery} from {@code state}
+ * before it sets {@code state}, so it reads the old state, as the SQL standard would anyway.
+ *
+ * <p><b>Isolation.</b> InnoDB's default REPEATABLE READ takes gap locks on locking reads of absent
+ * keys (an upsert of a new job), which deadlock concurrent inserts; every store transaction runs in
+ * READ COMMITTED ({@link #READ_COMMITTED}, set on the pool the store makes and on each connection
+ * of a user's data source that has another level). A deadlock that still happens (two write-back
+ * batches locking rows in different orders) rolls back one transaction, which {@link Database} runs
+ * again.
+ *
+ * <p><b>Change signal.</b> There is no LISTEN/NOTIFY: instances read the change feed every {@code
+ * clusterPoll} (default 250 ms), which bounds how late a change made elsewhere is seen.
+ *
+ * <p><b>MySQL 8 differences</b> (why {@link #check} refuses MySQL for now): no sequences (the feed
+ * would need a counter table bumped with {@code LAST_INSERT_ID(n + 1)}, serializing writers on one
+ * row), collation {@code utf8mb4_0900_bin} instead of {@code utf8mb4_nopad_bin}, and "can't specify
+ * target table for update in FROM clause" for the history trim (needs a derived table). The rest of
+ * this class holds for both.
+ */
+final class MariaDbSql {
+  /** The database clock as DECIMAL(28,9) epoch seconds (microsecond resolution). */
+  static final String NOW =
+      "CAST(TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', UTC_TIMESTAMP(6)) * 0.000001"
+          + " AS DECIMAL(28,9))";
+
+  /** The schema of the connection. */
+  static final String CURRENT_SCHEMA = "DATABASE()";
+
+  /** The isolation level of every store transaction. */
+  static final int READ_COMMITTED = java.sql.Connection.TRANSACTION_READ_COMMITTED;
+
+  /** How long a migration waits for another process's migration of the same tables, seconds. */
+  private static final int MIGRATION_LOCK_WAIT = 60;
+
+  private MariaDbSql() {}
+
+  /** The next value of the change-feed sequence of tables with this prefix. */
+  static String nextChange(String prefix) {
+    return "NEXT VALUE FOR " + prefix + "change_seq";
+  }
+
+  /** The name of the named lock that serializes migrations of tables with this prefix. */
+  private static String migrationLock(String prefix) {
+    return "kairos-schema:" + prefix;
+  }
+
+  /**
+   * Takes the named lock serializing migrations of these tables (a session lock: DDL commits
+   * implicitly on MariaDB, so no transaction would hold it); {@link #unlockMigration} releases it.
+   */
+  static void lockMigration(Handle h, String prefix) {
+    Integer got =
+        h.createQuery("SELECT GET_LOCK(:name, :wait)")
+            .bind("name", migrationLock(prefix))
+            .bind("wait", MIGRATION_LOCK_WAIT)
+            .mapTo(Integer.class)
+            .one();
+    if (got == null || got != 1) {
+      throw new StoreException(
+          "another process has been migrating tables "
+              + prefix
+              + "* for "
+              + MIGRATION_LOCK_WAIT
+              + " s (named lock '"
+              + migrationLock(prefix)
+              + "' held)");
+    }
+  }
+
+  /** Releases the lock of {@link #lockMigration}. */
+  static void unlockMigration(Handle h, String prefix) {
+    h.createQuery("SELECT RELEASE_LOCK(:name)")
+        .bind("name", migrationLock(prefix))
+        .mapTo(Integer.class)
+        .findOne();
+  }
+
+  /**
+   * True for a MariaDB server, whichever driver reports it: MariaDB Connector/J says "MariaDB",
+   * MySQL Connector/J says "MySQL" with a version such as {@code 5.5.5-10.11.6-MariaDB}.
+   *
+   * @throws StoreException for a MySQL server, which this dialect does not support yet
+   */
+  static boolean check(DatabaseMetaData metaData) throws SQLException {
+    String product = metaData.getDatabaseProductName();
+    String version = metaData.getDatabaseProductVersion();
+    if ("MariaDB".equalsIgnoreCase(product)) {
+      return true;
+    }
+    if (!"MySQL".equalsIgnoreCase(product)) {
+      return false;
+    }
+    if (version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")) {
+      return true;
+    }
+    throw new StoreException(
+        "MySQL "
+            + version
+            + " is not supported yet: the JDBC store supports H2, PostgreSQL and MariaDB 10.6+"
+            + " (MySQL lacks the sequence the change feed uses)");
+  }
+}
