@@ -35,7 +35,8 @@ final class SpecBatch {
     for (JobSpec spec : specs) {
       try {
         valid.add(validator.validate(spec));
-      } catch (IllegalArgumentException e) {
+      } catch (IllegalArgumentException | NullPointerException e) { // NPE: a null spec
+
         problems.add("#" + i + " " + e.getMessage());
         badKeys.add(spec == null ? "#" + i + " (null spec)" : "'" + spec.key() + "'");
       }

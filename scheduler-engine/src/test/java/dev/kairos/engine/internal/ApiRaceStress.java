@@ -10,7 +10,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -42,7 +41,7 @@ public final class ApiRaceStress {
   private static final Duration PERIOD = Duration.ofMillis(20);
   static String OPS = System.getProperty("ops", "012345");
 
-  private final Set<String> ran = ConcurrentHashMap.newKeySet();
+  private final Map<String, JobContext> ran = new ConcurrentHashMap<>();
 
   /** When pause() of the key returned, while nothing has re-armed the job since. */
   private final Map<String, Instant> pausedSince = new ConcurrentHashMap<>();
@@ -145,9 +144,27 @@ public final class ApiRaceStress {
 
   private void record(JobContext ctx) throws InterruptedException {
     runs.incrementAndGet();
-    if (!ran.add(ctx.key() + "@" + ctx.scheduledFireTime())) {
+    JobContext before = ran.putIfAbsent(ctx.key() + "@" + ctx.scheduledFireTime(), ctx);
+    if (before != null) {
       duplicates.incrementAndGet();
-      example("fire " + ctx.scheduledFireTime() + " of " + ctx.key() + " ran again");
+      example(
+          "fire "
+              + ctx.scheduledFireTime()
+              + " of "
+              + ctx.key()
+              + " ran again: first started "
+              + before.actualStart()
+              + " (attempt "
+              + before.attempt()
+              + ", missed "
+              + before.missedFires()
+              + "), again "
+              + ctx.actualStart()
+              + " (attempt "
+              + ctx.attempt()
+              + ", missed "
+              + ctx.missedFires()
+              + ")");
     }
     Instant paused = pausedSince.get(ctx.key());
     if (paused != null && ctx.actualStart().isAfter(paused)) {
