@@ -400,6 +400,7 @@ final class Dispatcher {
       e.started = false;
       e.claimedFire = null;
       e.triggerRequested = false;
+      e.triggerTaken = false;
       JobRecord r = e.unscheduled ? null : newest(e.changedWhileRunning, stored);
       e.changedWhileRunning = null;
       e.unscheduled = false;
@@ -478,12 +479,33 @@ final class Dispatcher {
     }
   }
 
-  /** Takes (and clears) a trigger requested while the entry ran. */
+  /**
+   * True if a trigger was requested while the entry ran; if not, later triggers go to the store
+   * (the worker no longer looks). A true answer is confirmed by {@link #takeTriggerRequest} under
+   * the scheduler's change lock.
+   */
+  boolean triggerRequested(Entry e) {
+    lock.lock();
+    try {
+      if (!e.triggerRequested) {
+        e.triggerTaken = true;
+      }
+      return e.triggerRequested;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Takes (and clears) a trigger requested while the entry ran. From then until {@link #finish}, a
+   * {@code triggerNow} goes to the store instead, so none is lost between this look and the finish.
+   */
   boolean takeTriggerRequest(Entry e) {
     lock.lock();
     try {
       boolean t = e.triggerRequested;
       e.triggerRequested = false;
+      e.triggerTaken = true;
       return t;
     } finally {
       lock.unlock();
@@ -555,11 +577,11 @@ final class Dispatcher {
     lock.lock();
     try {
       Entry e = tracked.get(key);
-      if (e != null && e.running) {
+      if (e != null && e.running && !e.triggerTaken) {
         e.triggerRequested = true;
         return true;
       }
-      return false;
+      return false; // not running, or its worker no longer looks: the store takes the trigger
     } finally {
       lock.unlock();
     }

@@ -42,6 +42,9 @@ final class Entry {
   /** triggerNow was called while running: fire once more after the write-back. */
   boolean triggerRequested;
 
+  /** The worker has taken the trigger request; later triggers go to the store. */
+  boolean triggerTaken;
+
   /**
    * True once the worker has passed {@link Dispatcher#beginRun}: from then on the handler may be
    * running, and a change must wait for the write-back.

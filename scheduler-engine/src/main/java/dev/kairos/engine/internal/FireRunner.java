@@ -41,6 +41,13 @@ final class FireRunner {
   private final StoreHealth health;
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
 
+  /**
+   * The scheduler's lock of schedule changes: a trigger requested during a run is applied under it,
+   * so that it and a {@code pause()} (which cancels pending triggers under the same lock) happen
+   * one after the other: a pause that returned is never followed by a trigger it did not see.
+   */
+  private final java.util.concurrent.locks.Lock changes;
+
   /** The store in cluster mode, or null: then fires are not claimed. */
   private final ClusterStore cluster;
 
@@ -49,7 +56,9 @@ final class FireRunner {
       Dispatcher dispatcher,
       Listeners listeners,
       BooleanSupplier closing,
-      StoreHealth health) {
+      StoreHealth health,
+      java.util.concurrent.locks.Lock changes) {
+    this.changes = changes;
     this.config = config;
     this.dispatcher = dispatcher;
     this.listeners = listeners;
@@ -63,8 +72,15 @@ final class FireRunner {
     JobRecord stored = null;
     try {
       stored = process(e, e.record);
-      if (dispatcher.takeTriggerRequest(e)) {
-        stored = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
+      if (dispatcher.triggerRequested(e)) {
+        changes.lock();
+        try {
+          if (dispatcher.takeTriggerRequest(e)) { // unless a pause cancelled it meanwhile
+            stored = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
+          }
+        } finally {
+          changes.unlock();
+        }
       }
     } catch (UnreadableJobException ex) {
       log.error(

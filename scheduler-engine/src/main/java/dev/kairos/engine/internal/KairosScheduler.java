@@ -94,7 +94,7 @@ public final class KairosScheduler implements Scheduler {
     this.dispatcher = new Dispatcher(config.time(), config.windowSize());
     this.runner =
         new FireRunner(
-            config, dispatcher, new Listeners(config.listeners()), () -> closing, health);
+            config, dispatcher, new Listeners(config.listeners()), () -> closing, health, changes);
     this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
     this.wake = dispatcher::wake;
   }
