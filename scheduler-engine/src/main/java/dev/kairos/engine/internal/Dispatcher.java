@@ -75,6 +75,20 @@ final class Dispatcher {
   /** Queued or running entries by key. Guarded by lock. */
   private final Map<String, Entry> tracked = new HashMap<>();
 
+  /**
+   * Versions of the records that recently ended a job's tracking at {@link #finish} (nothing left
+   * to queue: paused, complete, deleted), so that a change's notice arriving just after, older than
+   * what the write-back stored, cannot queue the job again. Bounded: such notices arrive within
+   * moments of the finish. Guarded by lock.
+   */
+  private final Map<String, Long> finishedVersions =
+      new java.util.LinkedHashMap<>() {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
+          return size() > 4096;
+        }
+      };
+
   /** The only worker that may wait timed; null if none. Guarded by lock. */
   private Thread leader;
 
@@ -245,6 +259,10 @@ final class Dispatcher {
     lock.lock();
     try {
       for (JobRecord r : rows) {
+        Long finished = finishedVersions.get(r.key());
+        if (finished != null && r.version() < finished) {
+          continue; // read before a write-back that has since ended the job's tracking
+        }
         if (!tracked.containsKey(r.key())) {
           Entry e = new Entry(r.key(), r);
           e.recovery = r.state() == JobState.RUNNING;
@@ -295,8 +313,22 @@ final class Dispatcher {
     try {
       Entry e = tracked.get(key);
       if (e != null && e.running) {
-        e.changedWhileRunning = record;
-        e.unscheduled = record == null;
+        JobRecord before = e.changedWhileRunning;
+        if (record == null || before == null || record.version() >= before.version()) {
+          e.changedWhileRunning = record;
+          e.unscheduled = record == null;
+        }
+        return;
+      }
+      Long finished = e == null ? finishedVersions.get(key) : null;
+      if (record != null && finished != null && record.version() < finished) {
+        return; // older than what the last write-back stored: see finishedVersions
+      }
+      finishedVersions.remove(key);
+      if (e != null && record != null && record.version() < e.record.version()) {
+        // A change's notice that arrives after a worker re-queued the job from its write-back,
+        // which merged that very change into a newer record: queueing the older one would run
+        // the fire the write-back moved past again.
         return;
       }
       if (e != null
@@ -408,6 +440,10 @@ final class Dispatcher {
         enqueue(e, r);
       } else {
         tracked.remove(e.key);
+        JobRecord last = r != null ? r : stored;
+        if (last != null) {
+          finishedVersions.put(e.key, last.version());
+        }
       }
     } finally {
       lock.unlock();

@@ -426,10 +426,19 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     try {
-      boolean deleted = config.store().delete(key);
+      // The heap first: a worker whose write-back finds the row already deleted must not re-queue
+      // the job from a change it saw before the deletion. If the store then fails, the heap is
+      // made to agree with what the store still has.
+      dispatcher.changed(key, null);
+      boolean deleted;
+      try {
+        deleted = config.store().delete(key);
+      } catch (RuntimeException e) {
+        resync(List.of(key));
+        throw e;
+      }
       refused.remove(key);
       if (deleted) {
-        dispatcher.changed(key, null);
         log.debug("job '{}' unscheduled", key);
       }
       return deleted;
@@ -495,8 +504,8 @@ public final class KairosScheduler implements Scheduler {
       List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
       changes.lock();
       try {
+        dispatcher.deletedAll(chunk); // the heap first, as unschedule does
         List<String> gone = config.store().deleteAll(chunk);
-        dispatcher.deletedAll(gone);
         deleted += gone.size();
       } catch (RuntimeException e) {
         resync(chunk);

@@ -117,7 +117,7 @@ class ScheduleAllTest {
         .hasMessageStartingWith("6 problem(s) in a batch of 8 job spec(s); nothing scheduled")
         .hasMessageContaining("#1 job 'unknown-handler': handler 'nope' is not registered")
         .hasMessageContaining("#2 job 'negative': fixed-rate period must be positive: PT-1S")
-        .hasMessageContaining("#3 job spec is null")
+        .hasMessageContaining("#3 spec must not be null")
         .hasMessageContaining("#4 job 'no-schedule': no schedule")
         .hasMessageContaining("#7 job 'bad-cron'")
         .hasMessageContaining("job 'twice': key given 2 times, at [5, 6]")
