@@ -18,8 +18,14 @@ class GroupCommitTest {
   private final GroupCommit<String, String> commits = new GroupCommit<>(Function.identity());
   private final AtomicInteger transactions = new AtomicInteger();
 
+  /** A commit takes time, as a database's does: callers arriving meanwhile queue up behind it. */
+  private static void commitLatency() {
+    java.util.concurrent.locks.LockSupport.parkNanos(50_000);
+  }
+
   private List<String> batch(List<String> items) {
     transactions.incrementAndGet();
+    commitLatency();
     if (items.contains("bad")) {
       throw new IllegalStateException("batch with a bad item");
     }
@@ -28,17 +34,18 @@ class GroupCommitTest {
 
   private String single(String item) {
     transactions.incrementAndGet();
+    commitLatency();
     if (item.equals("bad")) {
       throw new IllegalStateException("bad item");
     }
     return "ok:" + item;
   }
 
-  /** 16 threads × 2,000 items: every caller gets its own result, in fewer transactions. */
+  /** 16 threads × 500 items: every caller gets its own result, in fewer transactions. */
   @Test
   void concurrentCallers_eachGetsItsOwnResult_andCommitsAreShared() throws Exception {
     int threads = 16;
-    int each = 2000;
+    int each = 500;
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     CountDownLatch go = new CountDownLatch(1);
     List<Future<Integer>> futures = new ArrayList<>();
