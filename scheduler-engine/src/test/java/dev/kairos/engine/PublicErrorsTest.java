@@ -8,6 +8,7 @@ import dev.kairos.Scheduler;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -134,6 +135,23 @@ class PublicErrorsTest {
             () -> scheduler.schedule(JobSpec.named("c").handler("h").cron(cron, ZoneOffset.UTC)))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("job 'c': cron expression is 415 characters long, more than 400");
+  }
+
+  /** A key no job can have is refused by lookups and changes too, naming it, on every store. */
+  @Test
+  void keyWithControlCharacter_isRefusedByEveryCallTakingAKey() {
+    String bad = "a\0b";
+    String message = "job 'a\\u0000b': key contains a control character (\\u0000) at index 1";
+    for (org.assertj.core.api.ThrowableAssert.ThrowingCallable call :
+        List.<org.assertj.core.api.ThrowableAssert.ThrowingCallable>of(
+            () -> scheduler.job(bad),
+            () -> scheduler.pause(bad),
+            () -> scheduler.resume(bad),
+            () -> scheduler.triggerNow(bad),
+            () -> scheduler.unschedule(bad),
+            () -> scheduler.history(bad, 5))) {
+      assertThatThrownBy(call).isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
   }
 
   @Test

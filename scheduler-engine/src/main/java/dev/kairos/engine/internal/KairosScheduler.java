@@ -633,8 +633,14 @@ public final class KairosScheduler implements Scheduler {
     }
   }
 
+  /**
+   * A key given to a lookup or change: null is a NullPointerException; a key no job can have
+   * (blank, too long, a control character or unpaired surrogate) an IllegalArgumentException naming
+   * it, as {@code schedule} refuses it, on every store (PostgreSQL cannot even compare a NUL).
+   */
   private static void requireKey(String key) {
     Objects.requireNonNull(key, "key must not be null");
+    JobRules.checkKey(key);
   }
 
   // ---- close ---------------------------------------------------------------------------------
