@@ -3,8 +3,6 @@ package dev.kairos.engine.internal;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
-import dev.kairos.Misfire;
-import dev.kairos.Retry;
 import dev.kairos.Schedule;
 import dev.kairos.spi.JobRules;
 import java.time.Duration;
@@ -134,30 +132,6 @@ public final class SpecValidator {
             c.dst() == null ? DstPolicy.defaults() : c.dst());
     CronTimetable.validate(key, resolved);
     return resolved;
-  }
-
-  private static void checkMisfire(String key, Misfire m) {
-    if (m == null) {
-      throw bad(key, "misfire policy is null");
-    }
-    if (m.threshold() == null || m.threshold().isNegative()) {
-      throw bad(key, "misfire threshold must not be negative: " + m.threshold());
-    }
-    if (m instanceof Misfire.CatchUp c && c.max() < 1) {
-      throw bad(key, "catchUp(max) needs max >= 1: " + c.max());
-    }
-  }
-
-  private static void checkRetry(String key, Retry r) {
-    if (r == null) {
-      throw bad(key, "retry policy is null");
-    }
-    if (r.maxAttempts() < 1) {
-      throw bad(key, "retry max attempts must be at least 1: " + r.maxAttempts());
-    }
-    if (r.initialDelay() == null || r.initialDelay().isNegative()) {
-      throw bad(key, "retry initial delay must not be negative: " + r.initialDelay());
-    }
   }
 
   private static void atLeastMinPeriod(String key, String what, Duration d) {
