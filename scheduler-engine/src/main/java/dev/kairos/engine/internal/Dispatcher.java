@@ -345,6 +345,10 @@ final class Dispatcher {
         Entry fresh = e != null ? e : new Entry(key, record);
         tracked.put(key, fresh);
         enqueue(fresh, record);
+      } else if (record != null && record.dueTime() == null) {
+        // Paused or complete: an older notice (a cluster's change feed runs behind) must not
+        // queue the job again.
+        finishedVersions.put(key, record.version());
       }
     } finally {
       lock.unlock();
