@@ -433,7 +433,6 @@ final class Dispatcher {
     try {
       e.running = false;
       e.recovery = false;
-      e.started = false;
       e.claimedFire = null;
       e.triggerRequested = false;
       e.triggerTaken = false;
@@ -486,7 +485,6 @@ final class Dispatcher {
       if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
         return null;
       }
-      e.started = true;
       return time.now();
     } finally {
       lock.unlock();

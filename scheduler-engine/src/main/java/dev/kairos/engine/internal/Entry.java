@@ -45,12 +45,6 @@ final class Entry {
   /** The worker has taken the trigger request; later triggers go to the store. */
   boolean triggerTaken;
 
-  /**
-   * True once the worker has passed {@link Dispatcher#beginRun}: from then on the handler may be
-   * running, and a change must wait for the write-back.
-   */
-  boolean started;
-
   /** Cluster mode: the fire (due time) of the claim this worker won and runs, or null. */
   java.time.Instant claimedFire;
 
