@@ -17,7 +17,10 @@ public interface JobContext {
   /** The time this fire was due on the job's timetable (for a retry: the fire being retried). */
   Instant scheduledFireTime();
 
-  /** When this run actually started, by the scheduler's clock. */
+  /**
+   * When this run actually started, by the scheduler's clock; in cluster mode, when this instance's
+   * claim of the fire was committed, by the database's clock (the handler is called moments later).
+   */
   Instant actualStart();
 
   /** 1 for the first attempt of a fire, 2 for its first retry, and so on. */

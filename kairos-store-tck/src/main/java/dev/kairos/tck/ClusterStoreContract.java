@@ -132,6 +132,23 @@ public abstract class ClusterStoreContract {
     assertThat(b.find("j")).contains(won.record());
   }
 
+  /**
+   * A fire is claimed only once it is due by the store's clock: an instance whose clock runs ahead
+   * cannot start it early. The claim's start is the store's time of the claim.
+   */
+  @Test
+  void claim_fireNotYetDueByTheStoresClock_loses() {
+    Instant due = a.storeNow().plusSeconds(2);
+    JobRecord r = a.upsert(fresh("ahead", due)).record();
+
+    assertThat(a.claim(r, "a", LONG)).isEmpty();
+    assertThat(a.find("ahead")).contains(r);
+
+    awaitStoreClockPast(a, due);
+    Claimed won = a.claim(r, "a", LONG).orElseThrow();
+    assertThat(won.record().lastStart()).isAfterOrEqualTo(due);
+  }
+
   @Test
   void claim_staleVersionOrOtherDueTime_loses() {
     JobRecord r = a.upsert(fresh("j", T0)).record();

@@ -31,8 +31,10 @@ public interface ClusterStore extends JobStore {
 
   /**
    * Claims the fire of {@code expected} for {@code instance}: succeeds if the job still has {@code
-   * expected}'s version and due time and nobody holds a live lease on it, or if the lease of a
-   * previous claim has expired (then the claimed record says so: a recovery).
+   * expected}'s version and due time, that due time has come by the store's clock ({@link
+   * #storeNow()}: an instance whose clock runs ahead cannot start a fire early), and nobody holds a
+   * live lease on it; or if the lease of a previous claim has expired (then the claimed record says
+   * so: a recovery). The claimed record's last start is the store's time of the claim.
    *
    * @param lease how long the claim holds without renewal, by the store's clock
    * @return the claimed record (state RUNNING, version incremented), or empty if the claim lost

@@ -369,8 +369,11 @@ public final class InMemoryStore implements ClusterStore {
     if (held != null && held.until().isAfter(now)) {
       return Optional.empty();
     }
-    if (!recovery && !java.util.Objects.equals(r.dueTime(), expected.dueTime())) {
-      return Optional.empty();
+    if (!recovery
+        && (!java.util.Objects.equals(r.dueTime(), expected.dueTime())
+            || r.dueTime() == null
+            || r.dueTime().isAfter(now))) {
+      return Optional.empty(); // another fire, or not yet due by the store's clock
     }
     JobState s = r.state() == JobState.PAUSED ? JobState.PAUSED : JobState.RUNNING;
     JobRecord claimed =

@@ -439,8 +439,15 @@ final class Dispatcher {
       JobRecord r = e.unscheduled ? null : newest(e.changedWhileRunning, stored);
       e.changedWhileRunning = null;
       e.unscheduled = false;
+      long notBefore = e.notBefore;
+      e.notBefore = Long.MIN_VALUE;
       if (!shutdown && r != null && r.dueTime() != null && inWindow(r)) {
-        enqueue(e, r);
+        long delay = share.delayNanos(e.key);
+        long early = notBefore - Entry.nanos(r.dueTime());
+        if (notBefore != Long.MIN_VALUE && early > 0) { // see Entry.notBefore
+          delay = early > Long.MAX_VALUE - delay ? Long.MAX_VALUE : delay + early;
+        }
+        enqueue(e, r, delay);
       } else {
         tracked.remove(e.key);
         JobRecord last = r != null ? r : stored;
@@ -491,10 +498,46 @@ final class Dispatcher {
     }
   }
 
+  /**
+   * Cluster mode: {@link #finish} queues the running entry no earlier than {@code t} (its claim
+   * lost because the fire was not yet due by the store's clock).
+   */
+  void notBefore(Entry e, Instant t) {
+    lock.lock();
+    try {
+      e.notBefore = Entry.nanos(t);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Cluster mode: true the first time a claim of {@code r} (by version and due time) is lost with
+   * the job unchanged and due by the store's clock, so that the worker retries it once; false on a
+   * repeat, when another instance must hold a live lease on it.
+   */
+  boolean retryClaimOnce(Entry e, JobRecord r) {
+    lock.lock();
+    try {
+      JobRecord before = e.retriedClaim;
+      if (before != null
+          && before.version() == r.version()
+          && java.util.Objects.equals(before.dueTime(), r.dueTime())) {
+        e.retriedClaim = null;
+        return false;
+      }
+      e.retriedClaim = r;
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Cluster mode: records the fire of the claim the worker won on a running entry. */
   void claimed(Entry e, java.time.Instant fire) {
     lock.lock();
     try {
+      e.retriedClaim = null;
       e.claimedFire = fire;
     } finally {
       lock.unlock();

@@ -45,6 +45,16 @@ final class Entry {
   /** The worker has taken the trigger request; later triggers go to the store. */
   boolean triggerTaken;
 
+  /**
+   * Cluster mode: set by a worker whose claim lost only because the fire was not yet due by the
+   * store's clock; {@link Dispatcher#finish} queues the entry no earlier than this (time-source
+   * nanoseconds), then clears it.
+   */
+  long notBefore = Long.MIN_VALUE;
+
+  /** Cluster mode: the record whose lost claim was retried once (see Dispatcher#retryClaimOnce). */
+  JobRecord retriedClaim;
+
   /** Cluster mode: the fire (due time) of the claim this worker won and runs, or null. */
   java.time.Instant claimedFire;
 

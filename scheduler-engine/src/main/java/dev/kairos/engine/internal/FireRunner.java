@@ -146,26 +146,32 @@ final class FireRunner {
     JobRecord r = taken;
     boolean recovery = e.recovery;
     Instant start;
+    Instant localStart;
     if (cluster != null) {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
-        return afterLostClaim(taken);
+        return afterLostClaim(e, taken);
       }
       r = claimed.get().record();
       recovery = claimed.get().recovery();
       Instant claimedFire = r.dueTime();
       dispatcher.claimed(e, claimedFire);
-      start = dispatcher.beginRun(e);
-      if (start == null) {
+      localStart = dispatcher.beginRun(e);
+      if (localStart == null) {
         log.debug("job '{}': changed after its claim; fire {} not run", r.key(), fire.scheduled());
         retrying(
             "releasing the claim of job '" + taken.key() + "'",
             () -> cluster.release(taken.key(), config.instanceId(), claimedFire));
         return null;
       }
+      // The run starts with its claim, by the store's clock: a pause() that another instance
+      // stores after the claim finds the job running, and the run's times stay on the one clock
+      // that judges claims and leases (this instance's may be skewed).
+      start = r.lastStart() != null ? r.lastStart() : localStart;
     } else {
       start = dispatcher.beginRun(e);
+      localStart = start;
       if (start == null) {
         log.debug("job '{}': changed before its run; fire {} not run", r.key(), fire.scheduled());
         return null;
@@ -198,7 +204,8 @@ final class FireRunner {
     }
     boolean interrupted =
         Thread.interrupted(); // a store call must not see the flag (H2 closes files)
-    Instant end = config.time().now();
+    Duration ran = Duration.between(localStart, config.time().now());
+    Instant end = start.plus(ran.isNegative() ? Duration.ZERO : ran); // a resampled clock steps
     RunResult result = result(r, tt, fire, start, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
     Optional<JobRecord> stored = writeBack(result);
@@ -300,21 +307,42 @@ final class FireRunner {
 
   /**
    * The claim was lost. If the winner has already written back, continue from its state; if it is
-   * still running, drop the entry: its write-back reaches us through the change feed. Drop it too
-   * if the job is as it was taken (same version and due time): then another instance holds a live
-   * lease on it (a trigger or a new definition arrived during that instance's run), and re-queueing
-   * would retry the claim in a tight loop until the lease ends; the holder's write-back comes
-   * through the feed, and if the holder dies its expired lease is recovered.
+   * still running, drop the entry: its write-back reaches us through the change feed. If the job is
+   * as it was taken (same version and due time), either the fire is not yet due by the store's
+   * clock (this instance's clock runs ahead of it: the claim is judged by the store's), and the
+   * entry is queued again for when it is; or another instance holds a live lease on it (a trigger
+   * or a new definition arrived during that instance's run), and the entry is dropped rather than
+   * retried in a tight loop until the lease ends: the holder's write-back comes through the feed,
+   * and if the holder dies its expired lease is recovered.
    */
-  private JobRecord afterLostClaim(JobRecord taken) {
-    return retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
-        .flatMap(r -> r)
-        .filter(r -> r.state() != JobState.RUNNING)
-        .filter(
-            r ->
-                r.version() != taken.version()
-                    || !java.util.Objects.equals(r.dueTime(), taken.dueTime()))
-        .orElse(null);
+  private JobRecord afterLostClaim(Entry e, JobRecord taken) {
+    JobRecord r =
+        retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
+            .flatMap(x -> x)
+            .filter(x -> x.state() != JobState.RUNNING)
+            .orElse(null);
+    if (r == null
+        || r.version() != taken.version()
+        || !java.util.Objects.equals(r.dueTime(), taken.dueTime())) {
+      return r;
+    }
+    Instant storeNow = retrying("reading the store's clock", cluster::storeNow).orElse(null);
+    if (storeNow == null || r.dueTime() == null) {
+      return null;
+    }
+    if (r.dueTime().isAfter(storeNow)) {
+      Duration early = Duration.between(storeNow, r.dueTime());
+      log.debug(
+          "job '{}': fire {} not yet due by the store's clock ({} early)",
+          r.key(),
+          r.dueTime(),
+          early);
+      dispatcher.notBefore(e, config.time().now().plus(early));
+      return r;
+    }
+    // Due now, but maybe not yet when the claim was judged a moment ago: try once more at once. A
+    // second loss on the same record means a live lease elsewhere.
+    return dispatcher.retryClaimOnce(e, r) ? r : null;
   }
 
   private Optional<ClusterStore.Claimed> claim(JobRecord r) {

@@ -73,6 +73,9 @@ public final class ClusterTable {
             + now
             + " WHERE job_key = :key AND version = :version"
             + " AND (due_time = :due OR state = 'RUNNING')"
+            + " AND (state = 'RUNNING' OR due_time <= "
+            + now
+            + ")"
             + " AND (owner IS NULL OR lease_until <= "
             + now
             + ")";
