@@ -19,9 +19,11 @@ import java.time.Instant;
  *
  * <p>Settings: {@code workers} threads; polling every {@code pollInterval} (its default is 10 s);
  * immediate execution on; on PostgreSQL lock-and-fetch polling ({@code pollUsingLockAndFetch(0.5,
- * 1.0)}, one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}); on H2, which it has no
- * lock-and-fetch support for, its default fetch-and-lock-on-execute polling (0.5, 3.0). A HikariCP
- * pool of {@code workers + 2} connections per instance.
+ * 1.0)}, one {@code UPDATE ... FOR UPDATE SKIP LOCKED ... RETURNING}); on H2 and MariaDB, which it
+ * has no lock-and-fetch support for, its default fetch-and-lock-on-execute polling (0.5, 3.0). On
+ * MariaDB, timestamps in UTC ({@code alwaysPersistTimestampInUTC()}, its advice for MySQL and
+ * MariaDB, whose TIMESTAMP keeps no zone). A HikariCP pool of {@code workers + 2} connections per
+ * instance.
  *
  * <p>One-shot jobs are a one-time task. Fixed-rate jobs are a custom task whose completion handler
  * reschedules the instance at its own execution time plus the period (in its data), which is the
@@ -66,8 +68,10 @@ final class DbSchedulerAdapter implements Adapter {
             .enableImmediateExecution()
             .schedulerName(new SchedulerName.Fixed("kairos-bench"))
             .shutdownMaxWait(Duration.ofSeconds(5));
-    if (store.dialect().equals("postgres")) {
-      b.pollUsingLockAndFetch(0.5, 1.0);
+    switch (store.dialect()) {
+      case "postgres" -> b.pollUsingLockAndFetch(0.5, 1.0);
+      case "mariadb" -> b.alwaysPersistTimestampInUTC();
+      default -> {}
     }
     Scheduler scheduler = b.build();
     return new Instance() {

@@ -12,8 +12,9 @@ import java.util.Locale;
  *
  * <pre>
  * java -jar kairos-benchmarks.jar &lt;scenario&gt;[,&lt;scenario&gt;...] [--jobs N[,N...]] [--workers N]
- *     [--runs N] [--products a,b,c] [--out report.md] [--duration S] [--settle S] [--warmup S]
- *     [--poll-ms N] [--pg-url URL] [--pg-user U] [--pg-password P] [--data-dir DIR]
+ *     [--runs N] [--products a,b,c] [--skip a,b] [--out report.md] [--duration S] [--settle S]
+ *     [--warmup S] [--poll-ms N] [--pg-url URL] [--pg-user U] [--pg-password P]
+ *     [--maria-url URL] [--maria-user U] [--maria-password P] [--data-dir DIR]
  *     [--timeout S] [--child-heap SIZE]
  * </pre>
  *
@@ -24,12 +25,15 @@ import java.util.Locale;
  * @param workers worker threads of every product
  * @param runs measured runs per figure, after one warm-up run
  * @param products product ids; empty for every product available here
+ * @param skip product ids left out of {@code products} (or of every product)
  * @param out the markdown report
  * @param duration measured window of the lateness and growth scenarios
  * @param settle fires scheduled in this first part of a lateness run are not measured
  * @param warmup length of the lateness warm-up run
  * @param pollInterval db-scheduler's polling interval
  * @param pgUrl PostgreSQL JDBC URL (each run creates and drops its own schema there)
+ * @param mariaUrl MariaDB JDBC URL of an existing database (each run creates and drops a database
+ *     of its own on that server)
  * @param dataDir where H2 files are created (and deleted after each run)
  * @param timeout longest wait for one run's executions
  * @param childHeap -Xmx of each forked measuring JVM
@@ -42,6 +46,7 @@ record Options(
     int workers,
     int runs,
     List<String> products,
+    List<String> skip,
     Path out,
     Duration duration,
     Duration settle,
@@ -50,6 +55,9 @@ record Options(
     String pgUrl,
     String pgUser,
     String pgPassword,
+    String mariaUrl,
+    String mariaUser,
+    String mariaPassword,
     Path dataDir,
     Duration timeout,
     String childHeap,
@@ -67,6 +75,7 @@ record Options(
         --workers N          worker threads of every product (default 4)
         --runs N             measured runs per figure after one warm-up (default 3)
         --products a,b,c     any of %s (default: all available)
+        --skip a,b           products not to run (e.g. --skip quartz-pg,quartz-maria)
         --out FILE           markdown report (default benchmarks/REPORT.md)
         --duration S         lateness/growth measured seconds (default 20)
         --settle S           lateness/growth unmeasured seconds before the window (default 3)
@@ -75,6 +84,10 @@ record Options(
         --pg-url URL         default jdbc:postgresql://127.0.0.1:5432/test
         --pg-user U          default postgres
         --pg-password P      default empty
+        --maria-url URL      default jdbc:mariadb://127.0.0.1:3306/test (each run makes and
+                             drops a database of its own on that server)
+        --maria-user U       default root
+        --maria-password P   default empty
         --data-dir DIR       H2 files (default target/bench-data)
         --timeout S          longest wait for one run (default 600)
         --child-heap SIZE    -Xmx of the measuring JVMs (default 6g)
@@ -131,6 +144,12 @@ record Options(
         pgUser,
         "--pg-password",
         pgPassword,
+        "--maria-url",
+        mariaUrl,
+        "--maria-user",
+        mariaUser,
+        "--maria-password",
+        mariaPassword,
         "--data-dir",
         dataDir.toString(),
         "--timeout",
@@ -159,6 +178,7 @@ record Options(
     int workers = 4;
     int runs = 3;
     List<String> products = List.of();
+    List<String> skip = List.of();
     Path out = Path.of("benchmarks", "REPORT.md");
     Duration duration = Duration.ofSeconds(20);
     Duration settle = Duration.ofSeconds(3);
@@ -167,6 +187,9 @@ record Options(
     String pgUrl = "jdbc:postgresql://127.0.0.1:5432/test";
     String pgUser = "postgres";
     String pgPassword = "";
+    String mariaUrl = "jdbc:mariadb://127.0.0.1:3306/test";
+    String mariaUser = "root";
+    String mariaPassword = "";
     Path dataDir = Path.of("target", "bench-data");
     Duration timeout = Duration.ofSeconds(600);
     String childHeap = "6g";
@@ -184,6 +207,7 @@ record Options(
         case "--workers" -> workers = positive(name, value);
         case "--runs" -> runs = positive(name, value);
         case "--products" -> products = products(value);
+        case "--skip" -> skip = products(value);
         case "--out" -> out = Path.of(value);
         case "--duration" -> duration = Duration.ofSeconds(positive(name, value));
         case "--settle" -> settle = Duration.ofSeconds(positive(name, value));
@@ -192,6 +216,9 @@ record Options(
         case "--pg-url" -> pgUrl = value;
         case "--pg-user" -> pgUser = value;
         case "--pg-password" -> pgPassword = value;
+        case "--maria-url" -> mariaUrl = value;
+        case "--maria-user" -> mariaUser = value;
+        case "--maria-password" -> mariaPassword = value;
         case "--data-dir" -> dataDir = Path.of(value);
         case "--timeout" -> timeout = Duration.ofSeconds(positive(name, value));
         case "--child-heap" -> childHeap = value;
@@ -211,6 +238,7 @@ record Options(
           workers,
           runs,
           products,
+          skip,
           out,
           duration,
           settle,
@@ -219,6 +247,9 @@ record Options(
           pgUrl,
           pgUser,
           pgPassword,
+          mariaUrl,
+          mariaUser,
+          mariaPassword,
           dataDir,
           timeout,
           childHeap,

@@ -11,18 +11,22 @@ enum Product {
   KAIROS_MEM("kairos-mem", "Kairos, in memory", Storage.MEMORY),
   KAIROS_H2("kairos-h2", "Kairos, H2 file", Storage.H2),
   KAIROS_PG("kairos-pg", "Kairos, PostgreSQL", Storage.POSTGRES),
+  KAIROS_MARIA("kairos-maria", "Kairos, MariaDB", Storage.MARIADB),
   STPE("stpe", "ScheduledThreadPoolExecutor", Storage.MEMORY),
   QUARTZ_RAM("quartz-ram", "Quartz, RAMJobStore", Storage.MEMORY),
   QUARTZ_H2("quartz-h2", "Quartz, JobStoreTX on H2 file", Storage.H2),
   QUARTZ_PG("quartz-pg", "Quartz, JobStoreTX on PostgreSQL", Storage.POSTGRES),
+  QUARTZ_MARIA("quartz-maria", "Quartz, JobStoreTX on MariaDB", Storage.MARIADB),
   DBS_H2("dbs-h2", "db-scheduler, H2 file", Storage.H2),
-  DBS_PG("dbs-pg", "db-scheduler, PostgreSQL", Storage.POSTGRES);
+  DBS_PG("dbs-pg", "db-scheduler, PostgreSQL", Storage.POSTGRES),
+  DBS_MARIA("dbs-maria", "db-scheduler, MariaDB", Storage.MARIADB);
 
   /** Where a product keeps its jobs. */
   enum Storage {
     MEMORY,
     H2,
-    POSTGRES
+    POSTGRES,
+    MARIADB
   }
 
   private final String id;
@@ -63,14 +67,18 @@ enum Product {
           case H2 -> Store.h2(o.dataDir(), id.replace('-', '_'));
           case POSTGRES ->
               Store.postgres(o.pgUrl(), o.pgUser(), o.pgPassword(), id.replace('-', '_'));
+          case MARIADB ->
+              Store.mariadb(o.mariaUrl(), o.mariaUser(), o.mariaPassword(), id.replace('-', '_'));
         };
     try {
       return switch (this) {
         case KAIROS_MEM -> KairosAdapter.inMemory(o.workers());
-        case KAIROS_H2, KAIROS_PG -> KairosAdapter.jdbc(store, o.workers());
+        case KAIROS_H2, KAIROS_PG, KAIROS_MARIA -> KairosAdapter.jdbc(store, o.workers());
         case STPE -> new StpeAdapter(o.workers());
-        case QUARTZ_RAM, QUARTZ_H2, QUARTZ_PG -> new QuartzAdapter(store, o.workers());
-        case DBS_H2, DBS_PG -> new DbSchedulerAdapter(store, o.workers(), o.pollInterval());
+        case QUARTZ_RAM, QUARTZ_H2, QUARTZ_PG, QUARTZ_MARIA ->
+            new QuartzAdapter(store, o.workers());
+        case DBS_H2, DBS_PG, DBS_MARIA ->
+            new DbSchedulerAdapter(store, o.workers(), o.pollInterval());
       };
     } catch (Exception | Error e) {
       if (store != null) {
@@ -82,15 +90,21 @@ enum Product {
 
   /** Why the product cannot run here, or empty if it can. */
   Optional<String> unavailable(Options o) {
-    if (storage == Storage.POSTGRES) {
-      try {
-        DriverManager.getConnection(o.pgUrl(), o.pgUser(), o.pgPassword()).close();
-        return Optional.empty();
-      } catch (SQLException e) {
-        return Optional.of("PostgreSQL unreachable at " + o.pgUrl() + ": " + e.getMessage());
-      }
+    return switch (storage) {
+      case MEMORY, H2 -> Optional.empty();
+      case POSTGRES -> unreachable("PostgreSQL", o.pgUrl(), o.pgUser(), o.pgPassword());
+      case MARIADB -> unreachable("MariaDB", o.mariaUrl(), o.mariaUser(), o.mariaPassword());
+    };
+  }
+
+  private static Optional<String> unreachable(
+      String server, String url, String user, String password) {
+    try {
+      DriverManager.getConnection(url, user, password).close();
+      return Optional.empty();
+    } catch (SQLException e) {
+      return Optional.of(server + " unreachable at " + url + ": " + e.getMessage());
     }
-    return Optional.empty();
   }
 
   static Product byId(String id) {

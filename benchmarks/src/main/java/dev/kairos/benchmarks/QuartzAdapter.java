@@ -18,11 +18,13 @@ import org.quartz.impl.StdSchedulerFactory;
 
 /**
  * Quartz 2.5 with RAMJobStore, or JobStoreTX over a {@link Store} whose tables are created from the
- * DDL script in Quartz's own jar. Settings: a thread pool of {@code workers}; trigger acquisition
- * batches of up to {@code workers} triggers (Quartz's advice: no more than the pool), no fire-ahead
- * window; misfire threshold 60 s (the default); HikariCP pool of {@code workers + 2} connections;
- * not clustered. Jobs and triggers are default SimpleTriggers (one-shot, or repeat forever at the
- * period), one JobDetail per job.
+ * DDL script in Quartz's own jar ({@code tables_h2.sql}, {@code tables_postgres.sql}, {@code
+ * tables_mysql_innodb.sql}); {@code PostgreSQLDelegate} on PostgreSQL, {@code StdJDBCDelegate}
+ * elsewhere. Settings: a thread pool of {@code workers}; trigger acquisition batches of up to
+ * {@code workers} triggers (Quartz's advice: no more than the pool), no fire-ahead window; misfire
+ * threshold 60 s (the default); HikariCP pool of {@code workers + 2} connections; not clustered.
+ * Jobs and triggers are default SimpleTriggers (one-shot, or repeat forever at the period), one
+ * JobDetail per job.
  */
 final class QuartzAdapter implements Adapter {
   /** How long {@code close()} waits for Quartz to shut down before leaving it behind. */
@@ -44,8 +46,7 @@ final class QuartzAdapter implements Adapter {
     this.store = store;
     this.workers = workers;
     if (store != null) {
-      String script = store.dialect().equals("h2") ? "tables_h2.sql" : "tables_postgres.sql";
-      store.runScript(Store.resource("org/quartz/impl/jdbcjobstore/" + script));
+      store.runScript(Store.resource("org/quartz/impl/jdbcjobstore/" + script(store.dialect())));
     }
   }
 
@@ -135,20 +136,37 @@ final class QuartzAdapter implements Adapter {
     p.setProperty("org.quartz.jobStore.class", "org.quartz.impl.jdbcjobstore.JobStoreTX");
     p.setProperty(
         "org.quartz.jobStore.driverDelegateClass",
-        store.dialect().equals("h2")
-            ? "org.quartz.impl.jdbcjobstore.StdJDBCDelegate"
-            : "org.quartz.impl.jdbcjobstore.PostgreSQLDelegate");
+        store.dialect().equals("postgres")
+            ? "org.quartz.impl.jdbcjobstore.PostgreSQLDelegate"
+            : "org.quartz.impl.jdbcjobstore.StdJDBCDelegate");
     p.setProperty("org.quartz.jobStore.dataSource", "ds");
     p.setProperty("org.quartz.jobStore.isClustered", "false");
     p.setProperty("org.quartz.dataSource.ds.provider", "hikaricp");
-    p.setProperty(
-        "org.quartz.dataSource.ds.driver",
-        store.dialect().equals("h2") ? "org.h2.Driver" : "org.postgresql.Driver");
+    p.setProperty("org.quartz.dataSource.ds.driver", driver(store.dialect()));
     p.setProperty("org.quartz.dataSource.ds.URL", store.url());
     p.setProperty("org.quartz.dataSource.ds.user", store.user());
     p.setProperty("org.quartz.dataSource.ds.password", store.password());
     p.setProperty("org.quartz.dataSource.ds.maxConnections", Integer.toString(workers + 2));
     return p;
+  }
+
+  /** The DDL script in Quartz's jar for {@code dialect}. */
+  private static String script(String dialect) {
+    return switch (dialect) {
+      case "h2" -> "tables_h2.sql";
+      case "postgres" -> "tables_postgres.sql";
+      case "mariadb" -> "tables_mysql_innodb.sql";
+      default -> throw new IllegalArgumentException("no Quartz tables for " + dialect);
+    };
+  }
+
+  private static String driver(String dialect) {
+    return switch (dialect) {
+      case "h2" -> "org.h2.Driver";
+      case "postgres" -> "org.postgresql.Driver";
+      case "mariadb" -> "org.mariadb.jdbc.Driver";
+      default -> throw new IllegalArgumentException("no JDBC driver for " + dialect);
+    };
   }
 
   @Override

@@ -98,6 +98,10 @@ public final class Runner {
     List<Product> chosen = new ArrayList<>();
     List<String> ids = options.products().isEmpty() ? Product.ids() : options.products();
     for (String id : ids) {
+      if (options.skip().contains(id)) {
+        System.out.println("skipping " + id + ": --skip");
+        continue;
+      }
       Product p = Product.byId(id);
       p.unavailable(options)
           .ifPresentOrElse(

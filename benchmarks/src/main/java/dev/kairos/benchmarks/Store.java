@@ -16,10 +16,12 @@ import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
- * A fresh, empty database for one run: an H2 file in its own directory, or a PostgreSQL schema of
- * its own. Closing it deletes the directory or drops the schema.
+ * A fresh, empty database for one run: an H2 file in its own directory, a PostgreSQL schema of its
+ * own, or a MariaDB database of its own. Closing it deletes the directory or drops the schema or
+ * database, so no run ever sees another's tables.
  */
-sealed interface Store extends AutoCloseable permits Store.H2File, Store.PostgresSchema {
+sealed interface Store extends AutoCloseable
+    permits Store.H2File, Store.PostgresSchema, Store.MariaDbDatabase {
 
   String url();
 
@@ -27,7 +29,7 @@ sealed interface Store extends AutoCloseable permits Store.H2File, Store.Postgre
 
   String password();
 
-  /** Which of each product's scripts applies: "h2" or "postgres". */
+  /** Which of each product's scripts applies: "h2", "postgres" or "mariadb". */
   String dialect();
 
   @Override
@@ -52,6 +54,21 @@ sealed interface Store extends AutoCloseable permits Store.H2File, Store.Postgre
     PostgresSchema s = new PostgresSchema(baseUrl, user, password, schema);
     s.execute("CREATE SCHEMA " + schema);
     return s;
+  }
+
+  /**
+   * A new database ({@code utf8mb4}) on the MariaDB server of {@code url}, a URL of any database
+   * there ({@code jdbc:mariadb://host:port/db[?options]}), which is used only to create and drop
+   * it.
+   */
+  static MariaDbDatabase mariadb(String url, String user, String password, String name) {
+    String database =
+        ("bench_" + name + "_" + UUID.randomUUID().toString().substring(0, 8))
+            .replace('-', '_')
+            .toLowerCase(Locale.ROOT);
+    MariaDbDatabase d = new MariaDbDatabase(url, user, password, database);
+    d.execute("CREATE DATABASE " + database + " CHARACTER SET utf8mb4");
+    return d;
   }
 
   /** Runs a script of {@code ;}-separated statements ({@code --} comments allowed). */
@@ -163,6 +180,42 @@ sealed interface Store extends AutoCloseable permits Store.H2File, Store.Postgre
         st.execute(sql);
       } catch (SQLException e) {
         throw new IllegalStateException(sql + " failed on " + baseUrl, e);
+      }
+    }
+  }
+
+  /**
+   * A database of its own on a MariaDB server, dropped on close. {@code adminUrl} names any
+   * existing database of the server; {@link #url()} is the same URL with this database instead.
+   */
+  record MariaDbDatabase(String adminUrl, String user, String password, String database)
+      implements Store {
+    @Override
+    public String url() {
+      int slash = adminUrl.indexOf('/', adminUrl.indexOf("//") + 2);
+      if (slash < 0) {
+        return adminUrl + "/" + database;
+      }
+      int end = adminUrl.indexOf('?', slash);
+      return adminUrl.substring(0, slash + 1) + database + (end < 0 ? "" : adminUrl.substring(end));
+    }
+
+    @Override
+    public String dialect() {
+      return "mariadb";
+    }
+
+    @Override
+    public void close() {
+      execute("DROP DATABASE IF EXISTS " + database);
+    }
+
+    void execute(String sql) {
+      try (Connection c = DriverManager.getConnection(adminUrl, user, password);
+          Statement st = c.createStatement()) {
+        st.execute(sql);
+      } catch (SQLException e) {
+        throw new IllegalStateException(sql + " failed on " + adminUrl, e);
       }
     }
   }
