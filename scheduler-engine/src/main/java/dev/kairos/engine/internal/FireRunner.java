@@ -199,7 +199,7 @@ final class FireRunner {
     boolean interrupted =
         Thread.interrupted(); // a store call must not see the flag (H2 closes files)
     Instant end = config.time().now();
-    RunResult result = result(r, tt, fire, start, end, outcome, failure);
+    RunResult result = result(r, tt, fire, ctx, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
     Optional<JobRecord> stored = writeBack(result);
     if (interrupted) {
@@ -212,7 +212,7 @@ final class FireRunner {
       JobRecord r,
       Timetable tt,
       Fire fire,
-      Instant start,
+      RunContext ctx,
       Instant end,
       RunOutcome outcome,
       Throwable failure) {
@@ -222,7 +222,7 @@ final class FireRunner {
         r.version(),
         fire.scheduled(),
         fire.attempt(),
-        start,
+        ctx.actualStart(),
         end,
         outcome,
         failure == null ? null : trim(failure.toString()),
@@ -232,7 +232,9 @@ final class FireRunner {
         next.due(),
         next.kind(),
         next.attempt(),
-        r.spec());
+        r.spec(),
+        ctx.recovery(),
+        ctx.missedFires());
   }
 
   /**
