@@ -36,6 +36,8 @@ import java.time.Instant;
  *       of missed fires back to back is never what a restored backup or a hand edit meant (a next
  *       fire time in year 1 would replay every slot since). Schedule the job again, or use {@code
  *       catchUp(n)}.
+ *   <li>Runs (history read back): an outcome, attempts counted from 1, and a count of missed fires
+ *       the run stood for that is not negative.
  * </ul>
  */
 public final class JobRules {
