@@ -13,6 +13,11 @@ import java.time.Instant;
  * @param error the failure's message, trimmed; null on success
  * @param attempt 1 for the first attempt, more for retries
  * @param instance the scheduler instance that ran it
+ * @param recovery true if the run repeated a fire whose earlier run was cut off by a crash or the
+ *     loss of its instance, as {@link JobContext#recovery()} said
+ * @param missedFires how many missed fires the run stood for, as {@link JobContext#missedFires()}
+ *     said: 0 for a fire on time, 1 for each fire made up by catch-up, the number replaced for
+ *     fire-once
  */
 public record RunRecord(
     String key,
@@ -22,4 +27,20 @@ public record RunRecord(
     RunOutcome outcome,
     String error,
     int attempt,
-    String instance) {}
+    String instance,
+    boolean recovery,
+    int missedFires) {
+
+  /** A run that was no recovery and stood for no missed fire. */
+  public RunRecord(
+      String key,
+      Instant scheduledFireTime,
+      Instant start,
+      Instant end,
+      RunOutcome outcome,
+      String error,
+      int attempt,
+      String instance) {
+    this(key, scheduledFireTime, start, end, outcome, error, attempt, instance, false, 0);
+  }
+}

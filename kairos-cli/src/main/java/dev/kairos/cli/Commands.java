@@ -163,6 +163,8 @@ final class Commands {
                 "OUTCOME",
                 "ATTEMPT",
                 "INSTANCE",
+                "RECOVERY",
+                "MISSED",
                 "ERROR");
         for (RunRecord r : runs) {
           t.row(
@@ -173,6 +175,8 @@ final class Commands {
               r.outcome(),
               r.attempt(),
               r.instance(),
+              r.recovery() ? "yes" : "",
+              r.missedFires(),
               r.error());
         }
         t.print(root.out());

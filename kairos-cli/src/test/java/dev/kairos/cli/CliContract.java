@@ -191,8 +191,8 @@ abstract class CliContract {
     assertThat(r.out())
         .isEqualTo(
             """
-            SCHEDULED             START                 DURATION  LATENESS  OUTCOME  ATTEMPT  INSTANCE  ERROR
-            2026-01-05 00:00:00Z  2026-01-05 00:00:00Z  0 ms      0 ms      FAILURE  1        test-1    java.lang.IllegalStateException: boom
+            SCHEDULED             START                 DURATION  LATENESS  OUTCOME  ATTEMPT  INSTANCE  RECOVERY  MISSED  ERROR
+            2026-01-05 00:00:00Z  2026-01-05 00:00:00Z  0 ms      0 ms      FAILURE  1        test-1              0       java.lang.IllegalStateException: boom
             """);
   }
 
@@ -306,20 +306,93 @@ abstract class CliContract {
   }
 
   @Test
-  void doctor_healthyStore_exits0() {
+  void doctor_healthyStore_exits0() throws Exception {
+    dueIn(Duration.ofHours(1), "nightly-report", "purge", "broken");
     Result r = kairos("doctor", "--handlers", "report,purge,broken");
     assertThat(r.code()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
                 CHECK   DETAIL
-            ok  schema  version 2
+            ok  schema  version 3
             ok  jobs    3 readable
             """);
   }
 
+  /**
+   * A job due longer than the threshold and not running is reported: no live instance seems to run
+   * its handler. A longer {@code --overdue} accepts it; a running job is never overdue (a run cut
+   * off shows as an expired lease instead).
+   */
+  @Test
+  void doctor_jobDueLongerThanThreshold_reportedOverdue() throws Exception {
+    dueIn(Duration.ofHours(1), "nightly-report", "broken");
+    dueIn(Duration.ofMinutes(-10), "purge");
+
+    Result r = kairos("doctor");
+
+    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.out().lines().filter(l -> l.contains("overdue")).toList())
+        .singleElement()
+        .asString()
+        .startsWith("PROBLEM  overdue  job 'purge': due since ")
+        .endsWith("(10 min), not running: no live instance seems to run handler 'purge'");
+    assertThat(kairos("doctor", "--overdue", "PT11M").code()).isZero();
+    sql("UPDATE " + prefix + "jobs SET state = 'RUNNING' WHERE job_key = 'purge'");
+    assertThat(kairos("doctor").out()).doesNotContain("overdue"); // an expired lease, if anything
+  }
+
+  /** In cluster mode, doctor says whether any instance has a heartbeat within --stale. */
+  @Test
+  void doctor_clusterInstances_reportsWhetherAnyIsLive() throws Exception {
+    dueIn(Duration.ofHours(1), "nightly-report", "purge", "broken");
+    try (JdbcStore store = builder(prefix).build()) {
+      store.register("node-a");
+    }
+    assertThat(kairos("doctor").out())
+        .contains("ok  live instances  1 of 1 with a heartbeat within PT5M");
+
+    sql(
+        "UPDATE "
+            + prefix
+            + "instances SET last_heartbeat = last_heartbeat - 600 WHERE instance = 'node-a'");
+    Result r = kairos("doctor");
+
+    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.out())
+        .contains("PROBLEM  live instances  0 of 1 with a heartbeat within PT5M")
+        .containsPattern("PROBLEM  instance +'node-a' last heartbeat 6\\d\\d s ago");
+  }
+
+  /** Moves the jobs' due and next fire time to the store's clock plus {@code offset}. */
+  void dueIn(Duration offset, String... keys) throws Exception {
+    Instant t;
+    try (JdbcStore store = builder(prefix).build()) {
+      t = store.storeNow().plus(offset);
+    }
+    String v = t.getEpochSecond() + "." + String.format("%09d", t.getNano());
+    sql(
+        "UPDATE "
+            + prefix
+            + "jobs SET due_time = "
+            + v
+            + ", next_fire_time = "
+            + v
+            + " WHERE job_key IN ('"
+            + String.join("', '", keys)
+            + "')");
+  }
+
+  void sql(String update) throws Exception {
+    try (Connection c = connect();
+        Statement st = c.createStatement()) {
+      st.execute(update);
+    }
+  }
+
   @Test
   void doctor_reportsUnreadableRowsAndUnknownHandlers_exits1() throws Exception {
+    dueIn(Duration.ofHours(1), "nightly-report", "purge", "broken");
     try (Connection c = connect();
         Statement st = c.createStatement()) {
       st.execute("UPDATE " + prefix + "jobs SET schedule_kind = 'BOGUS' WHERE job_key = 'broken'");
@@ -330,7 +403,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                      CHECK            DETAIL
-            ok       schema           version 2
+            ok       schema           version 3
             ok       jobs             2 readable
             PROBLEM  unreadable row   job 'broken': unknown schedule_kind 'BOGUS'
             PROBLEM  unknown handler  job 'purge': handler 'purge' not registered

@@ -112,7 +112,10 @@ public final class JobJson {
     return n;
   }
 
-  /** One run of a job's history, with its lateness (start minus scheduled fire time) in ms. */
+  /**
+   * One run of a job's history, with its lateness (start minus scheduled fire time) in ms, whether
+   * it was a recovery and how many missed fires it stood for.
+   */
   public static ObjectNode run(RunRecord r) {
     ObjectNode n = MAPPER.createObjectNode();
     n.put("key", r.key());
@@ -129,6 +132,8 @@ public final class JobJson {
     n.put("error", r.error());
     n.put("attempt", r.attempt());
     n.put("instance", r.instance());
+    n.put("recovery", r.recovery());
+    n.put("missedFires", r.missedFires());
     return n;
   }
 

@@ -168,7 +168,7 @@ final class Pages {
     b.append("</table><h2>Recent runs</h2>").append(Chart.svg(history));
     b.append("<table id=\"history\"><tr><th>scheduled</th><th>start</th><th>end</th>")
         .append("<th>duration</th><th>lateness</th><th>outcome</th><th>error</th>")
-        .append("<th>attempt</th><th>instance</th></tr>");
+        .append("<th>attempt</th><th>instance</th><th>recovery</th><th>missed fires</th></tr>");
     for (RunRecord r : history) {
       b.append("<tr class=\"run\"><td>")
           .append(utc(r.scheduledFireTime()))
@@ -190,6 +190,10 @@ final class Pages {
           .append(r.attempt())
           .append("</td><td>")
           .append(esc(r.instance()))
+          .append("</td><td>")
+          .append(r.recovery() ? "yes" : "")
+          .append("</td><td>")
+          .append(r.missedFires())
           .append("</td></tr>");
     }
     return foot(b.append("</table>"));

@@ -97,6 +97,7 @@ class DashboardHttpTest {
     String body = get("/job?key=" + enc(Fixture.XSS_KEY)).body();
     assertThat(body)
         .contains("&lt;img src=x onerror=alert(&#39;error&#39;)&gt;", "FAILURE")
+        .contains("<th>recovery</th><th>missed fires</th>")
         .doesNotContain("<img", "<script>");
     String nightly = get("/job?key=nightly-report").body();
     assertThat(nightly.split("<td>[0-9-]{10} 0[23]:00:00 CES?T</td>", -1)).hasSize(11);

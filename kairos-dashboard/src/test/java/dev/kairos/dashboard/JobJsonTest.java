@@ -9,6 +9,8 @@ import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.Retry;
+import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -42,6 +44,27 @@ class JobJsonTest {
   @MethodSource("specs")
   void spec_readsBackEqual(JobSpec spec) {
     assertThat(JobJson.readSpec(JobJson.spec(spec))).isEqualTo(spec);
+  }
+
+  @Test
+  void run_carriesRecoveryAndMissedFires() {
+    Instant t = Instant.parse("2026-01-05T02:00:00Z");
+    ObjectNode n =
+        JobJson.run(
+            new RunRecord(
+                "a",
+                t,
+                t.plusSeconds(2),
+                t.plusSeconds(3),
+                RunOutcome.SUCCESS,
+                null,
+                1,
+                "i",
+                true,
+                4));
+    assertThat(n.get("recovery").asBoolean()).isTrue();
+    assertThat(n.get("missedFires").asInt()).isEqualTo(4);
+    assertThat(n.get("latenessMs").asLong()).isEqualTo(2000);
   }
 
   @Test

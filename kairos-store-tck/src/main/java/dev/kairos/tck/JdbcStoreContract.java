@@ -9,15 +9,21 @@ import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -26,6 +32,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -168,6 +175,25 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(next.runCount()).isEqualTo(2);
   }
 
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "missed_fires = -1  | missed fires must not be negative: -1",
+        "attempt = 0        | attempt must be at least 1: 0",
+        "outcome = 'MAYBE'  | unknown outcome 'MAYBE'",
+      })
+  void history_badRunRow_refusedNamingKey(String edit, String problem) {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.runFinished(success(r));
+    database().execute("UPDATE " + prefix + "runs SET " + edit + " WHERE job_key = 'a'");
+
+    assertThatThrownBy(() -> store.history("a", 10))
+        .isInstanceOf(StoreException.class)
+        .hasMessageContaining("job 'a'")
+        .hasStackTraceContaining(problem);
+  }
+
   // ---- text and history limits -----------------------------------------------------------------
 
   @Test
@@ -301,6 +327,125 @@ public abstract class JdbcStoreContract extends JobStoreContract {
           .isEqualTo(String.valueOf(Migrations.latest()));
     } finally {
       again.close();
+    }
+  }
+
+  /**
+   * Tables at schema version 2, with history written then, are brought to the latest version on
+   * open: the history rows stay, read as runs that were no recovery and stood for no missed fire,
+   * and new runs keep both.
+   */
+  @Test
+  void open_versionTwoSchema_addsRunColumnsKeepingHistory() throws Exception {
+    String p = nextPrefix();
+    createAtVersion(p, 2);
+    database()
+        .execute(
+            "INSERT INTO "
+                + p
+                + "runs (job_key, scheduled_fire_time, run_start, run_end, outcome, error,"
+                + " attempt, instance) VALUES ('a', 1767578400, 1767578400.005, 1767578400.025,"
+                + " 'FAILURE', 'boom', 2, 'old-node')");
+    JdbcStore s = database().builder().tablePrefix(p).startMarkDelay(Duration.ZERO).build();
+    try {
+      s.open();
+      JobRecord r = s.upsert(fresh("a", T0.plusSeconds(60))).record();
+      RunResult ok = success(r);
+      s.runFinished(
+          new RunResult(
+              ok.key(),
+              ok.expectedVersion(),
+              ok.scheduledFireTime(),
+              1,
+              ok.start(),
+              ok.end(),
+              RunOutcome.SUCCESS,
+              null,
+              ok.instance(),
+              ok.state(),
+              ok.nextFireTime(),
+              ok.dueTime(),
+              ok.dueKind(),
+              1,
+              null,
+              true,
+              2));
+
+      assertThat(s.history("a", 10))
+          .containsExactly(
+              new RunRecord(
+                  "a",
+                  T0.plusSeconds(60),
+                  ok.start(),
+                  ok.end(),
+                  RunOutcome.SUCCESS,
+                  null,
+                  1,
+                  "node-1",
+                  true,
+                  2),
+              new RunRecord(
+                  "a",
+                  T0,
+                  T0.plusMillis(5),
+                  T0.plusMillis(25),
+                  RunOutcome.FAILURE,
+                  "boom",
+                  2,
+                  "old-node",
+                  false,
+                  0));
+      assertThat(
+              database()
+                  .row("SELECT MAX(version) AS v FROM " + p + "schema_version")
+                  .orElseThrow()
+                  .get("v"))
+          .asString()
+          .isEqualTo(String.valueOf(Migrations.latest()));
+    } finally {
+      s.close();
+    }
+  }
+
+  /** Creates tables with this prefix as the first {@code version} scripts leave them. */
+  private void createAtVersion(String p, int version) throws Exception {
+    try (Connection c = database().connect()) {
+      Dialect dialect = Dialect.of(c.getMetaData());
+      database()
+          .execute(
+              "CREATE TABLE "
+                  + p
+                  + "schema_version (version INTEGER NOT NULL PRIMARY KEY, script VARCHAR(200)"
+                  + " NOT NULL, installed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
+      for (String script : Migrations.SCRIPTS.subList(0, version)) {
+        for (String sql : statements(dialect, script, p)) {
+          database().execute(sql);
+        }
+        database()
+            .execute(
+                "INSERT INTO "
+                    + p
+                    + "schema_version (version, script) VALUES ("
+                    + (Migrations.SCRIPTS.indexOf(script) + 1)
+                    + ", '"
+                    + script
+                    + "')");
+      }
+    }
+  }
+
+  /** A script's statements, read as the migration runner reads them. */
+  private static List<String> statements(Dialect dialect, String script, String p)
+      throws IOException {
+    String path = "/dev/kairos/jdbc/" + dialect.folder() + "/" + script;
+    try (InputStream in = JdbcStore.class.getResourceAsStream(path)) {
+      String text = new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${prefix}", p);
+      String code =
+          text.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
+      return Arrays.stream(code.split(";\\s*(\\n|$)"))
+          .map(String::strip)
+          .filter(x -> !x.isEmpty())
+          .toList();
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
@@ -11,6 +12,10 @@ import dev.kairos.Retry;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.Schedule;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.ManualClock;
+import dev.kairos.engine.internal.Engines;
+import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -652,6 +657,103 @@ public abstract class JobStoreContract {
 
     assertThat(none.history("a", 10)).isEmpty();
     assertThat(after.runCount()).isEqualTo(1);
+  }
+
+  @Test
+  void history_keepsRecoveryFlagAndMissedFires() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    RunResult s = success(r);
+    RunResult marked =
+        new RunResult(
+            s.key(),
+            s.expectedVersion(),
+            s.scheduledFireTime(),
+            s.attempt(),
+            s.start(),
+            s.end(),
+            s.outcome(),
+            null,
+            s.instance(),
+            s.state(),
+            s.nextFireTime(),
+            s.dueTime(),
+            s.dueKind(),
+            s.nextAttempt(),
+            null,
+            true,
+            3);
+    r = store.runFinished(marked).orElseThrow();
+    store.runFinished(success(r));
+
+    assertThat(store.history("a", 10))
+        .extracting(RunRecord::recovery, RunRecord::missedFires)
+        .containsExactly(tuple(false, 0), tuple(true, 3));
+  }
+
+  /**
+   * The engine records what the misfire rule decided: under fire-once, one run standing for every
+   * fire missed; under catch-up, one run per missed fire, each standing for one; a fire on time
+   * stands for none.
+   */
+  @Test
+  void history_misfires_recordMissedFiresEachRunStoodFor() {
+    ManualClock clock = new ManualClock(T0.minusSeconds(30));
+    KairosScheduler engine = engine(clock);
+    try {
+      engine.open();
+      engine.schedule(every("once", Misfire.fireOnce()));
+      engine.schedule(every("catch", Misfire.catchUp()));
+      clock.set(T0.plusSeconds(4 * 60 + 30)); // fires T0 .. T0+4m missed
+
+      engine.runDue();
+      clock.set(T0.plusSeconds(5 * 60)); // the next fire, on time
+      engine.runDue();
+
+      assertThat(engine.history("once", 10))
+          .extracting(RunRecord::scheduledFireTime, RunRecord::missedFires, RunRecord::recovery)
+          .containsExactly(
+              tuple(T0.plusSeconds(300), 0, false), tuple(T0.plusSeconds(240), 5, false));
+      assertThat(engine.history("catch", 10))
+          .extracting(RunRecord::missedFires)
+          .containsExactly(0, 1, 1, 1, 1, 1);
+    } finally {
+      engine.close();
+    }
+  }
+
+  /** A fire whose run was cut off (its job left RUNNING) runs again, recorded as a recovery. */
+  @Test
+  void history_runCutOff_recordedAsRecovery() {
+    store.upsert(JobRecord.fresh(spec("r"), T0));
+    store.runStarted("r", T0, T0, "crashed-instance");
+    ManualClock clock = new ManualClock(T0.plusMillis(500));
+    KairosScheduler engine = engine(clock);
+    try {
+      engine.open();
+      engine.runDue();
+
+      assertThat(engine.history("r", 10))
+          .extracting(RunRecord::scheduledFireTime, RunRecord::recovery, RunRecord::missedFires)
+          .containsExactly(tuple(T0, true, 0));
+    } finally {
+      engine.close();
+    }
+  }
+
+  /** A one-minute job with handler "h" from {@link #T0}, under this misfire policy. */
+  private static JobSpec every(String key, Misfire misfire) {
+    return spec(key).startAt(T0).misfire(misfire);
+  }
+
+  /** The real engine over {@link #store}, driven by the step API; it closes the store. */
+  private KairosScheduler engine(ManualClock clock) {
+    return Engines.build(
+        Kairos.builder()
+            .store(store)
+            .clock(clock)
+            .lookAhead(Duration.ofDays(1))
+            .defaultZone(ZoneOffset.UTC)
+            .handler("h", ctx -> {}));
   }
 
   // ---- round trips ---------------------------------------------------------------------------

@@ -150,6 +150,9 @@ public abstract class RestartContract {
     assertThat(second.history("daily", 10))
         .extracting(r -> r.scheduledFireTime())
         .containsExactlyElementsOf(reversed(fires));
+    assertThat(second.history("daily", 10))
+        .extracting(r -> r.missedFires())
+        .containsExactlyElementsOf(reversed(missed));
   }
 
   private static <T> List<T> reversed(List<T> list) {

@@ -4,6 +4,7 @@ import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Misfire;
 import dev.kairos.Retry;
+import dev.kairos.RunRecord;
 import dev.kairos.Schedule;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +36,8 @@ import java.time.Instant;
  *       of missed fires back to back is never what a restored backup or a hand edit meant (a next
  *       fire time in year 1 would replay every slot since). Schedule the job again, or use {@code
  *       catchUp(n)}.
+ *   <li>Runs (history read back): an outcome, attempts counted from 1, and a count of missed fires
+ *       the run stood for that is not negative.
  * </ul>
  */
 public final class JobRules {
@@ -158,6 +161,31 @@ public final class JobRules {
               + now
               + ") under catchUp(): refusing to replay every missed fire since;"
               + " schedule the job again or use catchUp(n)");
+    }
+  }
+
+  /**
+   * Checks a run read back from a store's history: it has an outcome, its attempt counts from 1,
+   * and the missed fires it stood for are not negative.
+   *
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  public static void checkRun(RunRecord r) {
+    if (r.outcome() == null) {
+      throw bad(r.key(), "run of fire " + r.scheduledFireTime() + " has no outcome");
+    }
+    if (r.attempt() < 1) {
+      throw bad(
+          r.key(),
+          "run of fire " + r.scheduledFireTime() + ": attempt must be at least 1: " + r.attempt());
+    }
+    checkMissedFires(r.key(), r.missedFires());
+  }
+
+  /** Refuses a negative count of missed fires, naming the job. */
+  static void checkMissedFires(String key, int missedFires) {
+    if (missedFires < 0) {
+      throw bad(key, "missed fires must not be negative: " + missedFires);
     }
   }
 

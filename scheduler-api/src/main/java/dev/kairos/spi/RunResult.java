@@ -25,6 +25,8 @@ import java.time.Instant;
  * @param nextAttempt attempt number of the next run
  * @param spec the definition the run was taken with, or null if unknown; a stale write-back moves a
  *     change's timetable past the fire that ran only if the definition is still this one
+ * @param recovery true if the run repeated a fire whose earlier run was cut off (kept in history)
+ * @param missedFires how many missed fires the run stood for, not negative (kept in history)
  */
 public record RunResult(
     String key,
@@ -41,7 +43,51 @@ public record RunResult(
     Instant dueTime,
     FireKind dueKind,
     int nextAttempt,
-    JobSpec spec) {
+    JobSpec spec,
+    boolean recovery,
+    int missedFires) {
+
+  /** Refuses a negative missed-fire count, naming the job. */
+  public RunResult {
+    JobRules.checkMissedFires(key, missedFires);
+  }
+
+  /** A result that was no recovery and stood for no missed fire. */
+  public RunResult(
+      String key,
+      long expectedVersion,
+      Instant scheduledFireTime,
+      int attempt,
+      Instant start,
+      Instant end,
+      RunOutcome outcome,
+      String error,
+      String instance,
+      JobState state,
+      Instant nextFireTime,
+      Instant dueTime,
+      FireKind dueKind,
+      int nextAttempt,
+      JobSpec spec) {
+    this(
+        key,
+        expectedVersion,
+        scheduledFireTime,
+        attempt,
+        start,
+        end,
+        outcome,
+        error,
+        instance,
+        state,
+        nextFireTime,
+        dueTime,
+        dueKind,
+        nextAttempt,
+        spec,
+        false,
+        0);
+  }
 
   /** A result without the definition it was taken with (treated as unchanged). */
   public RunResult(

@@ -279,7 +279,9 @@ public final class InMemoryStore implements ClusterStore {
             x.outcome(),
             x.error(),
             x.attempt(),
-            x.instance()));
+            x.instance(),
+            x.recovery(),
+            x.missedFires()));
     while (runs.size() > historyPerJob) {
       runs.removeLast();
     }

@@ -206,7 +206,7 @@ final class FireRunner {
         Thread.interrupted(); // a store call must not see the flag (H2 closes files)
     Duration ran = Duration.between(localStart, config.time().now());
     Instant end = start.plus(ran.isNegative() ? Duration.ZERO : ran); // a resampled clock steps
-    RunResult result = result(r, tt, fire, start, end, outcome, failure);
+    RunResult result = result(r, tt, fire, ctx, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
     Optional<JobRecord> stored = writeBack(result);
     if (interrupted) {
@@ -219,7 +219,7 @@ final class FireRunner {
       JobRecord r,
       Timetable tt,
       Fire fire,
-      Instant start,
+      RunContext ctx,
       Instant end,
       RunOutcome outcome,
       Throwable failure) {
@@ -229,7 +229,7 @@ final class FireRunner {
         r.version(),
         fire.scheduled(),
         fire.attempt(),
-        start,
+        ctx.actualStart(),
         end,
         outcome,
         failure == null ? null : trim(failure.toString()),
@@ -239,7 +239,9 @@ final class FireRunner {
         next.due(),
         next.kind(),
         next.attempt(),
-        r.spec());
+        r.spec(),
+        ctx.recovery(),
+        ctx.missedFires());
   }
 
   /**

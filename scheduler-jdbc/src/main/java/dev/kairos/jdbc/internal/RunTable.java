@@ -6,14 +6,19 @@ import static dev.kairos.jdbc.internal.Values.instant;
 
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
 
 /**
  * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
- * read through the (job_key, id) index. Every method runs inside the caller's transaction.
+ * read through the (job_key, id) index. Since schema version 3 a row also says whether the run was
+ * a recovery and how many missed fires it stood for. Every method runs inside the caller's
+ * transaction.
  */
 public final class RunTable {
   private final String insert;
@@ -29,8 +34,8 @@ public final class RunTable {
         "INSERT INTO "
             + table
             + " (job_key, scheduled_fire_time, run_start, run_end, outcome, error, attempt,"
-            + " instance) VALUES (:key, :scheduled, :start, :end, :outcome, :error, :attempt,"
-            + " :instance)";
+            + " instance, recovery, missed_fires) VALUES (:key, :scheduled, :start, :end,"
+            + " :outcome, :error, :attempt, :instance, :recovery, :missed)";
     history = "SELECT * FROM " + table + " WHERE job_key = :key ORDER BY id DESC LIMIT :limit";
     trimToNewest =
         "DELETE FROM "
@@ -53,26 +58,39 @@ public final class RunTable {
         .bind("error", JobRows.trim(x.error()))
         .bind("attempt", x.attempt())
         .bind("instance", x.instance())
+        .bind("recovery", x.recovery())
+        .bind("missed", x.missedFires())
         .execute();
   }
 
-  /** The newest {@code limit} runs of the job, newest first. */
+  /**
+   * The newest {@code limit} runs of the job, newest first. A row that breaks {@link
+   * JobRules#checkRun} (edited by hand, or written by a newer Kairos) fails the read with an {@link
+   * IllegalArgumentException} naming the job and the problem.
+   */
   public List<RunRecord> newest(Handle h, String key, int limit) {
     return h.createQuery(history)
         .bind("key", key)
         .bind("limit", limit)
-        .map(
-            (rs, ctx) ->
-                new RunRecord(
-                    key,
-                    instant(rs, "scheduled_fire_time"),
-                    instant(rs, "run_start"),
-                    instant(rs, "run_end"),
-                    constant(rs, "outcome", RunOutcome.class),
-                    rs.getString("error"),
-                    rs.getInt("attempt"),
-                    rs.getString("instance")))
+        .map((rs, ctx) -> read(rs, key))
         .list();
+  }
+
+  private static RunRecord read(ResultSet rs, String key) throws SQLException {
+    RunRecord r =
+        new RunRecord(
+            key,
+            instant(rs, "scheduled_fire_time"),
+            instant(rs, "run_start"),
+            instant(rs, "run_end"),
+            constant(rs, "outcome", RunOutcome.class),
+            rs.getString("error"),
+            rs.getInt("attempt"),
+            rs.getString("instance"),
+            rs.getBoolean("recovery"),
+            rs.getInt("missed_fires"));
+    JobRules.checkRun(r);
+    return r;
   }
 
   /** Deletes all but the newest {@code keep} runs of the job. */
