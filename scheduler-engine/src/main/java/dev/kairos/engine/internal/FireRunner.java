@@ -150,6 +150,9 @@ final class FireRunner {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
+        if (!closing.getAsBoolean()) { // closing, an empty claim may be a store call given up
+          listeners.claimLost(taken.key(), fire.scheduled());
+        }
         return afterLostClaim(taken);
       }
       r = claimed.get().record();
@@ -201,7 +204,7 @@ final class FireRunner {
     Instant end = config.time().now();
     RunResult result = result(r, tt, fire, start, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
-    Optional<JobRecord> stored = writeBack(result);
+    Optional<JobRecord> stored = writeBack(result, ctx);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -332,19 +335,28 @@ final class FireRunner {
     }
   }
 
-  /** Writes back until the store takes it; gives up only when closing after the grace period. */
-  private Optional<JobRecord> writeBack(RunResult result) {
-    return retrying(
-            "writing back job '" + result.key() + "'", () -> config.store().runFinished(result))
-        .orElseGet(
-            () -> {
-              log.error(
-                  "job '{}': write-back of fire {} abandoned at shutdown; the fire runs again"
-                      + " at the next start",
-                  result.key(),
-                  result.scheduledFireTime());
-              return Optional.empty();
-            });
+  /**
+   * Writes back until the store takes it, then tells the listeners how long that took (real time:
+   * the store's latency is real whatever the scheduler's clock); gives up only when closing after
+   * the grace period.
+   */
+  private Optional<JobRecord> writeBack(RunResult result, RunContext ctx) {
+    long begin = System.nanoTime();
+    Optional<Optional<JobRecord>> answer =
+        retrying(
+            "writing back job '" + result.key() + "'", () -> config.store().runFinished(result));
+    if (answer.isPresent()) {
+      listeners.runWrittenBack(ctx, Duration.ofNanos(System.nanoTime() - begin));
+    }
+    return answer.orElseGet(
+        () -> {
+          log.error(
+              "job '{}': write-back of fire {} abandoned at shutdown; the fire runs again"
+                  + " at the next start",
+              result.key(),
+              result.scheduledFireTime());
+          return Optional.empty();
+        });
   }
 
   private JobRecord replace(JobRecord current, JobRecord updated) {

@@ -76,8 +76,11 @@ public final class KairosScheduler implements Scheduler {
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
-  /** Cluster mode's sync thread and its task, or null in single-instance mode. */
-  private ClusterSync clusterSync;
+  /**
+   * Cluster mode's sync thread and its task, or null in single-instance mode. Written once by
+   * open(); volatile for stats(), which may be called from any thread.
+   */
+  private volatile ClusterSync clusterSync;
 
   private Thread clusterThread;
   private final AtomicInteger state = new AtomicInteger(NEW);
@@ -743,13 +746,19 @@ public final class KairosScheduler implements Scheduler {
     }
   }
 
-  /** Instrumentation for tests: keys of running jobs. */
   @Override
   public SchedulerStats stats() {
+    ClusterSync sync = clusterSync;
     return new SchedulerStats(
-        dispatcher.queued(), dispatcher.running(), config.workers(), !health.isDown());
+        dispatcher.queued(),
+        dispatcher.running(),
+        config.workers(),
+        !health.isDown(),
+        sync == null ? 0 : sync.liveInstances(),
+        sync == null || sync.alive());
   }
 
+  /** Instrumentation for tests: keys of running jobs. */
   List<String> runningKeys() {
     return dispatcher.runningKeys();
   }
