@@ -26,4 +26,25 @@ public interface SchedulerListener {
    * @param policy the policy that decided
    */
   default void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {}
+
+  /**
+   * A run's outcome and next fire were written back to the store, after {@link #runSucceeded} or
+   * {@link #runFailed}; the job is queued again only now. Not called if the write-back was given up
+   * at shutdown.
+   *
+   * @param context the run
+   * @param took real time from the first attempt of the write-back until the store took it, retries
+   *     during a store outage included (the scheduler's clock plays no part)
+   */
+  default void runWrittenBack(JobContext context, Duration took) {}
+
+  /**
+   * Cluster mode: another instance claimed a fire this instance had queued and was about to run, so
+   * it does not run here. Normal in small numbers (instances disagreeing for a moment on who runs
+   * which job); a steady rate means instances race for the same fires.
+   *
+   * @param key the job
+   * @param scheduledFireTime the fire this instance tried to claim
+   */
+  default void claimLost(String key, Instant scheduledFireTime) {}
 }

@@ -23,7 +23,7 @@ import java.util.function.ToDoubleFunction;
  * <pre>{@code
  * KairosMetrics metrics = KairosMetrics.builder(registry).build();
  * Scheduler scheduler = Kairos.builder().listener(metrics)...build();
- * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store availability
+ * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store, cluster instances
  * }</pre>
  *
  * <p>Run meters carry the tags {@code key} (the job key) and {@code handler}; for stores with many
@@ -73,6 +73,21 @@ public final class KairosMetrics implements SchedulerListener {
   /** Gauge: 1 while the store answers, 0 while the engine retries it. */
   public static final String STORE_AVAILABLE = "kairos.store.available";
 
+  /**
+   * Timer of write-backs: from a run's end until the store took its outcome and next fire, retries
+   * during an outage included; real time, with the lateness percentiles.
+   */
+  public static final String STORE_WRITEBACK = "kairos.store.writeback.duration";
+
+  /**
+   * Gauge: cluster mode, instances whose heartbeat is current, this one included (0 outside cluster
+   * mode).
+   */
+  public static final String CLUSTER_INSTANCES = "kairos.cluster.instances";
+
+  /** Cluster mode: fires this instance queued but another instance claimed first. */
+  public static final String CLAIMS_LOST = "kairos.cluster.claims.lost";
+
   private final MeterRegistry registry;
   private final boolean keyTags;
   private final Tags common;
@@ -95,8 +110,8 @@ public final class KairosMetrics implements SchedulerListener {
 
   /**
    * Registers the gauges over {@code scheduler.stats()}: {@value #JOBS_QUEUED}, {@value
-   * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}. The
-   * registry holds the scheduler weakly, as Micrometer gauges do.
+   * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}, {@value
+   * #CLUSTER_INSTANCES}. The registry holds the scheduler weakly, as Micrometer gauges do.
    */
   public void bindTo(Scheduler scheduler) {
     gauge(JOBS_QUEUED, scheduler, s -> s.stats().queuedJobs(), "jobs", "Jobs queued in the heap");
@@ -110,6 +125,12 @@ public final class KairosMetrics implements SchedulerListener {
         s -> s.stats().storeAvailable() ? 1 : 0,
         null,
         "1 while the store answers, 0 while it is retried");
+    gauge(
+        CLUSTER_INSTANCES,
+        scheduler,
+        s -> s.stats().liveInstances(),
+        "instances",
+        "Cluster instances with a current heartbeat");
   }
 
   private void gauge(
@@ -200,6 +221,25 @@ public final class KairosMetrics implements SchedulerListener {
         .increment(dropped);
   }
 
+  @Override
+  public void runWrittenBack(JobContext context, Duration took) {
+    Timer.builder(STORE_WRITEBACK)
+        .tags(common)
+        .description("Write-back of a run's outcome to the store, retries included")
+        .publishPercentiles(percentiles)
+        .register(registry)
+        .record(took);
+  }
+
+  @Override
+  public void claimLost(String key, Instant scheduledFireTime) {
+    Counter.builder(CLAIMS_LOST)
+        .tags(keyTags ? common.and("key", key) : common)
+        .description("Fires another cluster instance claimed first")
+        .register(registry)
+        .increment();
+  }
+
   private Tags runTags(JobContext context) {
     Tags tags = common.and(Tag.of("handler", context.handler()));
     return keyTags ? tags.and("key", context.key()) : tags;
@@ -241,7 +281,10 @@ public final class KairosMetrics implements SchedulerListener {
       return this;
     }
 
-    /** Percentiles published for {@code kairos.fire.lateness} (default 0.5, 0.95, 0.99). */
+    /**
+     * Percentiles published for {@code kairos.fire.lateness} and {@code
+     * kairos.store.writeback.duration} (default 0.5, 0.95, 0.99).
+     */
     public Builder latencyPercentiles(double... percentiles) {
       for (double p : percentiles) {
         if (!(p >= 0 && p <= 1)) {

@@ -8,12 +8,14 @@ import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.Retry;
 import dev.kairos.Scheduler;
+import dev.kairos.SchedulerStats;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
@@ -142,6 +144,71 @@ class KairosMetricsTest {
     assertThat(registry.get(KairosMetrics.WORKERS).gauge().value()).isEqualTo(2);
     assertThat(registry.get(KairosMetrics.WORKERS_BUSY).gauge().value()).isZero();
     assertThat(registry.get(KairosMetrics.STORE_AVAILABLE).gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void eachRun_recordsOneWriteBack_withoutJobTags() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(JobSpec.named("one").handler("ok").at(T0));
+    scheduler.schedule(JobSpec.named("two").handler("boom").at(T0));
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () -> {
+              Timer t = registry.find(KairosMetrics.STORE_WRITEBACK).timer();
+              return t != null && t.count() == 2;
+            });
+    Timer writeBack = registry.get(KairosMetrics.STORE_WRITEBACK).timer();
+    assertThat(writeBack.getId().getTags()).isEmpty();
+    assertThat(registry.find(KairosMetrics.STORE_WRITEBACK).timers()).hasSize(1);
+  }
+
+  /** The timer records the duration the engine measured, not one of its own. */
+  @Test
+  void writeBack_recordsTheEnginesDuration() {
+    KairosMetrics metrics = KairosMetrics.builder(registry).build();
+    metrics.runWrittenBack(null, Duration.ofMillis(42));
+
+    Timer writeBack = registry.get(KairosMetrics.STORE_WRITEBACK).timer();
+    assertThat(writeBack.count()).isEqualTo(1);
+    assertThat(writeBack.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(42);
+  }
+
+  @Test
+  void claimsLost_countedByKey_orUntaggedWithoutKeyTags() {
+    KairosMetrics.builder(registry).build().claimLost("job", T0);
+    KairosMetrics.builder(registry).build().claimLost("job", T0.plusSeconds(60));
+    assertThat(count(KairosMetrics.CLAIMS_LOST, "key", "job")).isEqualTo(2);
+
+    SimpleMeterRegistry other = new SimpleMeterRegistry();
+    KairosMetrics.builder(other).keyTags(false).build().claimLost("job", T0);
+    assertThat(other.get(KairosMetrics.CLAIMS_LOST).counter().getId().getTags()).isEmpty();
+    assertThat(other.get(KairosMetrics.CLAIMS_LOST).counter().count()).isEqualTo(1);
+  }
+
+  @Test
+  void clusterInstancesGauge_readsLiveInstancesFromStats() {
+    Scheduler clustered =
+        (Scheduler)
+            Proxy.newProxyInstance(
+                Scheduler.class.getClassLoader(),
+                new Class<?>[] {Scheduler.class},
+                (proxy, method, args) -> {
+                  if (method.getName().equals("stats")) {
+                    return new SchedulerStats(0, 0, 4, true, 3, true);
+                  }
+                  throw new UnsupportedOperationException(method.getName());
+                });
+    KairosMetrics.builder(registry).build().bindTo(clustered);
+
+    assertThat(registry.get(KairosMetrics.CLUSTER_INSTANCES).gauge().value()).isEqualTo(3);
+  }
+
+  @Test
+  void clusterInstancesGauge_isZeroOutsideClusterMode() {
+    start(KairosMetrics.builder(registry).build());
+    assertThat(registry.get(KairosMetrics.CLUSTER_INSTANCES).gauge().value()).isZero();
   }
 
   @Test

@@ -41,11 +41,7 @@ public class KairosAutoConfiguration {
       KairosProperties properties, ObjectProvider<DataSource> dataSource) {
     KairosProperties.Store p = properties.getStore();
     DataSource ds = dataSource.getIfUnique();
-    KairosProperties.StoreType type = p.getType();
-    if (type == KairosProperties.StoreType.AUTO) {
-      type = ds != null ? KairosProperties.StoreType.DATASOURCE : KairosProperties.StoreType.H2;
-    }
-    switch (type) {
+    switch (storeType(properties, ds)) {
       case MEMORY:
         if (properties.getCluster().isEnabled()) {
           throw new IllegalStateException(
@@ -59,8 +55,13 @@ public class KairosAutoConfiguration {
           throw new IllegalStateException(
               "kairos.store.type=datasource but the application has no unique DataSource bean");
         }
-        log.info("Kairos store: the application's DataSource");
-        return jdbc(p, properties.getCluster()).dataSource(ds).build();
+        if (!SPRING_JDBC) {
+          log.info(
+              "Kairos store: the application's DataSource (no spring-jdbc: not transactional)");
+          return jdbc(p, properties.getCluster()).dataSource(ds).build();
+        }
+        log.info("Kairos store: the application's DataSource, in the caller's transactions");
+        return jdbc(p, properties.getCluster()).dataSource(SpringTransactions.joining(ds)).build();
       default:
         log.info("Kairos store: embedded H2 in {}", p.getH2Directory().toAbsolutePath());
         JdbcStore.Builder h2 = jdbc(p, properties.getCluster());
@@ -68,6 +69,21 @@ public class KairosAutoConfiguration {
         set("kairos.store.pool-size", p.getPoolSize(), h2::poolSize);
         return h2.build();
     }
+  }
+
+  /** Whether spring-jdbc (and with it spring-tx) is on the classpath. */
+  private static final boolean SPRING_JDBC =
+      org.springframework.util.ClassUtils.isPresent(
+          "org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy",
+          KairosAutoConfiguration.class.getClassLoader());
+
+  /** The store {@code kairos.store.type} chooses, {@code auto} resolved. */
+  private static KairosProperties.StoreType storeType(KairosProperties properties, DataSource ds) {
+    KairosProperties.StoreType type = properties.getStore().getType();
+    if (type == KairosProperties.StoreType.AUTO) {
+      return ds != null ? KairosProperties.StoreType.DATASOURCE : KairosProperties.StoreType.H2;
+    }
+    return type;
   }
 
   private static JdbcStore.Builder jdbc(KairosProperties.Store p, KairosProperties.Cluster c) {
@@ -110,8 +126,13 @@ public class KairosAutoConfiguration {
       JobStore store,
       DeclaredJobsHolder declared,
       ObjectProvider<SchedulerListener> listeners,
-      ObjectProvider<KairosCustomizer> customizers) {
+      ObjectProvider<KairosCustomizer> customizers,
+      ObjectProvider<DataSource> dataSource) {
     Kairos.Builder b = Kairos.builder().store(store);
+    DataSource ds = dataSource.getIfUnique();
+    if (SPRING_JDBC && storeType(properties, ds) == KairosProperties.StoreType.DATASOURCE) {
+      b.callerTransactions(SpringTransactions.heapHook(ds)); // the heap follows commit and rollback
+    }
     set("kairos.workers", properties.getWorkers(), b::workers);
     set("kairos.look-ahead", properties.getLookAhead(), b::lookAhead);
     set("kairos.window-size", properties.getWindowSize(), b::windowSize);

@@ -1,13 +1,14 @@
 package dev.kairos.spring;
 
 import dev.kairos.Scheduler;
-import dev.kairos.SchedulerStats;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
 
 /**
- * Health of the scheduler: UP while the store answers, DOWN while the engine retries a failing
- * store; details give queued and running jobs and workers. Reads engine memory only.
+ * Health of the scheduler on Spring Boot 3 (Boot 4: {@link KairosBoot4HealthIndicator}): UP while
+ * the store answers and, in cluster mode, this instance's heartbeat is current; DOWN while the
+ * engine retries a failing store or the heartbeat is late. Details: store, queued and running jobs,
+ * workers, and in cluster mode the instance and live instances. Reads engine memory only.
  */
 public class KairosHealthIndicator extends AbstractHealthIndicator {
   private final Scheduler scheduler;
@@ -20,10 +21,7 @@ public class KairosHealthIndicator extends AbstractHealthIndicator {
 
   @Override
   protected void doHealthCheck(Health.Builder builder) {
-    SchedulerStats stats = scheduler.stats();
-    (stats.storeAvailable() ? builder.up() : builder.down().withDetail("store", "retrying"))
-        .withDetail("queuedJobs", stats.queuedJobs())
-        .withDetail("runningJobs", stats.runningJobs())
-        .withDetail("workers", stats.workers());
+    KairosHealth health = KairosHealth.of(scheduler.stats());
+    (health.up() ? builder.up() : builder.down()).withDetails(health.details());
   }
 }

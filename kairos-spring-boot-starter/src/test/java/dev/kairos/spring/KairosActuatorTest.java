@@ -24,7 +24,9 @@ class KairosActuatorTest {
               AutoConfigurations.of(
                   KairosAutoConfiguration.class,
                   KairosMetricsAutoConfiguration.class,
-                  KairosActuatorAutoConfiguration.class))
+                  KairosActuatorAutoConfiguration.class,
+                  KairosHealthAutoConfiguration.class,
+                  KairosBoot4HealthAutoConfiguration.class))
           .withPropertyValues("kairos.store.type=memory")
           .withUserConfiguration(
               KairosAutoConfigurationTest.ReportsConfig.class,
@@ -94,6 +96,24 @@ class KairosActuatorTest {
           assertThat(health.getStatus()).isEqualTo(Status.UP);
           assertThat(health.getDetails()).containsEntry("workers", 4).containsKey("queuedJobs");
         });
+  }
+
+  /** On Boot 3 the Boot 3 indicator is registered; the Boot 4 configuration backs off. */
+  @Test
+  void healthIndicator_isBoot3s() {
+    runner.run(
+        ctx -> {
+          assertThat(ctx).hasNotFailed();
+          assertThat(ctx.getBean("kairosHealthIndicator"))
+              .isInstanceOf(KairosHealthIndicator.class);
+        });
+  }
+
+  @Test
+  void healthIndicatorDisabled_noIndicator() {
+    runner
+        .withPropertyValues("management.health.kairos.enabled=false")
+        .run(ctx -> assertThat(ctx).doesNotHaveBean("kairosHealthIndicator"));
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.kairos.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.Job;
+import dev.kairos.JobSpec;
 import dev.kairos.Scheduler;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.spi.JobStore;
@@ -11,6 +13,8 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -21,6 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The starter on the application's PostgreSQL DataSource (127.0.0.1:5432, database test, user
@@ -92,6 +99,49 @@ class KairosPostgresTest {
                 assertThat(rs.next()).isTrue();
                 assertThat(rs.getString(1)).isEqualTo("reports.nightly");
               }
+            });
+  }
+
+  /** On PostgreSQL too, a schedule commits or rolls back with the caller's transaction. */
+  @Test
+  void scheduleInsideTransactions_followsCommitAndRollback() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    new ApplicationContextRunner()
+        .withConfiguration(
+            AutoConfigurations.of(DataSourceAutoConfiguration.class, KairosAutoConfiguration.class))
+        .withPropertyValues(
+            "spring.datasource.url=" + SERVER + "?currentSchema=" + SCHEMA,
+            "spring.datasource.username=postgres",
+            "kairos.store.table-prefix=tx_")
+        .withBean("export", Job.class, () -> ctx -> {})
+        .run(
+            ctx -> {
+              Scheduler scheduler = ctx.getBean(Scheduler.class);
+              DataSource ds = ctx.getBean(DataSource.class);
+              JdbcTemplate jdbc = new JdbcTemplate(ds);
+              jdbc.execute("create table tx_orders (id int primary key)");
+              TransactionTemplate tx =
+                  new TransactionTemplate(new DataSourceTransactionManager(ds));
+              Instant later = Instant.now().plus(Duration.ofMinutes(2));
+
+              tx.executeWithoutResult(
+                  status -> {
+                    jdbc.update("insert into tx_orders values (1)");
+                    scheduler.schedule(JobSpec.named("rolled").handler("export").at(later));
+                    status.setRollbackOnly();
+                  });
+              tx.executeWithoutResult(
+                  status -> {
+                    jdbc.update("insert into tx_orders values (2)");
+                    scheduler.schedule(JobSpec.named("kept").handler("export").at(later));
+                    assertThat(scheduler.stats().queuedJobs()).isZero();
+                  });
+
+              assertThat(jdbc.queryForList("select id from tx_orders", Integer.class))
+                  .containsExactly(2);
+              assertThat(scheduler.job("rolled")).isEmpty();
+              assertThat(scheduler.job("kept")).isPresent();
+              assertThat(scheduler.stats().queuedJobs()).isOne();
             });
   }
 }

@@ -81,8 +81,22 @@ public final class Kairos {
     private String instanceId;
     private Duration clusterLease = DEFAULT_CLUSTER_LEASE;
     private Duration clusterPoll = DEFAULT_CLUSTER_POLL;
+    private CallerTransactions callerTransactions = CallerTransactions.NONE;
 
     private Builder() {}
+
+    /**
+     * How the scheduler learns that a change made through it belongs to a transaction of the
+     * caller's that commits later (default {@link CallerTransactions#NONE}: the store commits each
+     * call). Framework integrations set it when the store takes part in their transactions.
+     *
+     * @param callerTransactions the hook
+     * @return this builder
+     */
+    public Builder callerTransactions(CallerTransactions callerTransactions) {
+      this.callerTransactions = require(callerTransactions, "callerTransactions");
+      return this;
+    }
 
     /**
      * Cluster mode: how long a claimed fire holds without renewal, judged by the store's clock
@@ -313,7 +327,8 @@ public final class Kairos {
               defaultZone,
               id,
               new EngineConfig.ClusterSettings(clusterLease, clusterPoll),
-              startupTimeout));
+              startupTimeout,
+              callerTransactions));
     }
 
     /**

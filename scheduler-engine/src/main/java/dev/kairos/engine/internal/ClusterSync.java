@@ -4,6 +4,7 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
@@ -26,6 +27,15 @@ final class ClusterSync implements Runnable {
   private final StoreHealth health;
   private volatile boolean stopped;
   private long cursor;
+
+  /** Live instances the store listed at the last heartbeat; 0 before the first. */
+  private volatile int liveInstances;
+
+  /**
+   * System.nanoTime() of this instance's last successful heartbeat (or registration, which the
+   * scheduler makes just before constructing this).
+   */
+  private volatile long lastHeartbeat = System.nanoTime();
 
   ClusterSync(
       ClusterStore store,
@@ -79,8 +89,10 @@ final class ClusterSync implements Runnable {
 
   private void renewAndRecover() {
     store.heartbeat(config.instanceId());
-    dispatcher.share(
-        ClusterShare.of(config.instanceId(), store.liveInstances(config.cluster().lease())));
+    lastHeartbeat = System.nanoTime();
+    List<String> live = store.liveInstances(config.cluster().lease());
+    liveInstances = live.size();
+    dispatcher.share(ClusterShare.of(config.instanceId(), live));
     Map<String, Instant> held = dispatcher.heldClaims();
     if (!held.isEmpty()) {
       store.renewClaims(config.instanceId(), held, config.cluster().lease());
@@ -93,6 +105,16 @@ final class ClusterSync implements Runnable {
           r.dueTime());
       dispatcher.recover(r);
     }
+  }
+
+  /** Live instances the store listed at the last heartbeat, this one included; 0 before it. */
+  int liveInstances() {
+    return liveInstances;
+  }
+
+  /** Whether this instance's last successful heartbeat is younger than the lease. */
+  boolean alive() {
+    return System.nanoTime() - lastHeartbeat < config.cluster().lease().toNanos();
   }
 
   /**

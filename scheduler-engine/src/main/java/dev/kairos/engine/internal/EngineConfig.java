@@ -2,6 +2,7 @@ package dev.kairos.engine.internal;
 
 import dev.kairos.Job;
 import dev.kairos.SchedulerListener;
+import dev.kairos.engine.CallerTransactions;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
@@ -26,6 +27,7 @@ import java.util.concurrent.ThreadFactory;
  * @param instanceId this scheduler instance's id, recorded with each run
  * @param cluster lease and change-feed settings, used when the store is in cluster mode
  * @param startupTimeout how long opening the store is retried before {@code start()} fails
+ * @param callerTransactions whether a change is committed later by a caller's transaction
  */
 public record EngineConfig(
     JobStore store,
@@ -40,7 +42,8 @@ public record EngineConfig(
     ZoneId defaultZone,
     String instanceId,
     ClusterSettings cluster,
-    Duration startupTimeout) {
+    Duration startupTimeout,
+    CallerTransactions callerTransactions) {
 
   /**
    * Cluster-mode settings.

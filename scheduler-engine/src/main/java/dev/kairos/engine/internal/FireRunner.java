@@ -151,7 +151,7 @@ final class FireRunner {
       Optional<ClusterStore.Claimed> claimed = claim(taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
-        return afterLostClaim(e, taken);
+        return afterLostClaim(e, taken, fire);
       }
       r = claimed.get().record();
       recovery = claimed.get().recovery();
@@ -208,7 +208,7 @@ final class FireRunner {
     Instant end = start.plus(ran.isNegative() ? Duration.ZERO : ran); // a resampled clock steps
     RunResult result = result(r, tt, fire, ctx, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
-    Optional<JobRecord> stored = writeBack(result);
+    Optional<JobRecord> stored = writeBack(result, ctx);
     if (interrupted) {
       Thread.currentThread().interrupt();
     }
@@ -317,7 +317,7 @@ final class FireRunner {
    * retried in a tight loop until the lease ends: the holder's write-back comes through the feed,
    * and if the holder dies its expired lease is recovered.
    */
-  private JobRecord afterLostClaim(Entry e, JobRecord taken) {
+  private JobRecord afterLostClaim(Entry e, JobRecord taken, Fire fire) {
     JobRecord r =
         retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
             .flatMap(x -> x)
@@ -326,10 +326,12 @@ final class FireRunner {
     if (r == null
         || r.version() != taken.version()
         || !java.util.Objects.equals(r.dueTime(), taken.dueTime())) {
+      claimLost(taken, fire);
       return r;
     }
     Instant storeNow = retrying("reading the store's clock", cluster::storeNow).orElse(null);
     if (storeNow == null || r.dueTime() == null) {
+      claimLost(taken, fire);
       return null;
     }
     if (r.dueTime().isAfter(storeNow)) {
@@ -344,7 +346,18 @@ final class FireRunner {
     }
     // Due now, but maybe not yet when the claim was judged a moment ago: try once more at once. A
     // second loss on the same record means a live lease elsewhere.
-    return dispatcher.retryClaimOnce(e, r) ? r : null;
+    if (dispatcher.retryClaimOnce(e, r)) {
+      return r;
+    }
+    claimLost(taken, fire);
+    return null;
+  }
+
+  /** Tells the listeners that another instance has the fire (not while closing: see below). */
+  private void claimLost(JobRecord taken, Fire fire) {
+    if (!closing.getAsBoolean()) { // closing, an empty claim may be a store call given up
+      listeners.claimLost(taken.key(), fire.scheduled());
+    }
   }
 
   private Optional<ClusterStore.Claimed> claim(JobRecord r) {
@@ -362,19 +375,28 @@ final class FireRunner {
     }
   }
 
-  /** Writes back until the store takes it; gives up only when closing after the grace period. */
-  private Optional<JobRecord> writeBack(RunResult result) {
-    return retrying(
-            "writing back job '" + result.key() + "'", () -> config.store().runFinished(result))
-        .orElseGet(
-            () -> {
-              log.error(
-                  "job '{}': write-back of fire {} abandoned at shutdown; the fire runs again"
-                      + " at the next start",
-                  result.key(),
-                  result.scheduledFireTime());
-              return Optional.empty();
-            });
+  /**
+   * Writes back until the store takes it, then tells the listeners how long that took (real time:
+   * the store's latency is real whatever the scheduler's clock); gives up only when closing after
+   * the grace period.
+   */
+  private Optional<JobRecord> writeBack(RunResult result, RunContext ctx) {
+    long begin = System.nanoTime();
+    Optional<Optional<JobRecord>> answer =
+        retrying(
+            "writing back job '" + result.key() + "'", () -> config.store().runFinished(result));
+    if (answer.isPresent()) {
+      listeners.runWrittenBack(ctx, Duration.ofNanos(System.nanoTime() - begin));
+    }
+    return answer.orElseGet(
+        () -> {
+          log.error(
+              "job '{}': write-back of fire {} abandoned at shutdown; the fire runs again"
+                  + " at the next start",
+              result.key(),
+              result.scheduledFireTime());
+          return Optional.empty();
+        });
   }
 
   private JobRecord replace(JobRecord current, JobRecord updated) {

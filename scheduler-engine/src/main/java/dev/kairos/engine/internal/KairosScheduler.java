@@ -76,8 +76,11 @@ public final class KairosScheduler implements Scheduler {
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
-  /** Cluster mode's sync thread and its task, or null in single-instance mode. */
-  private ClusterSync clusterSync;
+  /**
+   * Cluster mode's sync thread and its task, or null in single-instance mode. Written once by
+   * open(); volatile for stats(), which may be called from any thread.
+   */
+  private volatile ClusterSync clusterSync;
 
   private Thread clusterThread;
   private final AtomicInteger state = new AtomicInteger(NEW);
@@ -330,7 +333,7 @@ public final class KairosScheduler implements Scheduler {
       Upsert u = config.store().upsert(JobRecord.fresh(valid, first));
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
-        dispatcher.changed(valid.key(), u.record());
+        toHeap(List.of(valid.key()), () -> dispatcher.changed(valid.key(), u.record()));
       }
       log.debug(
           "job '{}' {}: {}, next fire {}",
@@ -434,9 +437,10 @@ public final class KairosScheduler implements Scheduler {
       try {
         deleted = config.store().delete(key);
       } catch (RuntimeException e) {
-        resync(List.of(key));
+        resyncWhenSettled(List.of(key));
         throw e;
       }
+      toHeap(List.of(key), () -> {}); // a rollback brings the job back
       refused.remove(key);
       if (deleted) {
         log.debug("job '{}' unscheduled", key);
@@ -462,7 +466,7 @@ public final class KairosScheduler implements Scheduler {
       try {
         out.addAll(scheduleChunk(chunk));
       } catch (RuntimeException e) {
-        resync(chunk.stream().map(JobSpec::key).toList());
+        resyncWhenSettled(chunk.stream().map(JobSpec::key).toList());
         throw partly(e, "scheduled", from, valid.size(), "specs");
       }
     }
@@ -488,7 +492,7 @@ public final class KairosScheduler implements Scheduler {
         }
         out.add(u.record().toInfo());
       }
-      dispatcher.changedAll(changed);
+      toHeap(changed.stream().map(JobRecord::key).toList(), () -> dispatcher.changedAll(changed));
       return out;
     } finally {
       changes.unlock();
@@ -507,8 +511,9 @@ public final class KairosScheduler implements Scheduler {
         dispatcher.deletedAll(chunk); // the heap first, as unschedule does
         List<String> gone = config.store().deleteAll(chunk);
         deleted += gone.size();
+        toHeap(chunk, () -> {}); // a rollback brings the jobs back
       } catch (RuntimeException e) {
-        resync(chunk);
+        resyncWhenSettled(chunk);
         throw partly(e, "unscheduled", from, distinct.size(), "keys");
       } finally {
         changes.unlock();
@@ -519,9 +524,31 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /**
-   * After a failed bulk call, makes the heap agree with the store for the chunk's keys, which a
-   * store without an atomic bulk write (or a commit whose acknowledgement was lost) may have
-   * written in part. Best effort: if the store cannot be read either, the next restart loads them.
+   * Applies a change the store has taken to the heap: at once ({@code now}), unless the store call
+   * belongs to a transaction of the caller's that is still open ({@link
+   * dev.kairos.engine.CallerTransactions}); then the heap reads the keys again when that
+   * transaction ends, so it learns of a committed change and of none that was rolled back.
+   */
+  private void toHeap(List<String> keys, Runnable now) {
+    List<String> later = List.copyOf(keys);
+    if (later.isEmpty() || !config.callerTransactions().afterCompletion(() -> resync(later))) {
+      now.run();
+    }
+  }
+
+  /** {@link #resync} now, or when the caller's open transaction ends (see {@link #toHeap}). */
+  private void resyncWhenSettled(List<String> keys) {
+    List<String> later = List.copyOf(keys);
+    if (!config.callerTransactions().afterCompletion(() -> resync(later))) {
+      resync(later);
+    }
+  }
+
+  /**
+   * Makes the heap agree with the store for these keys: after a failed bulk call, which a store
+   * without an atomic bulk write (or a commit whose acknowledgement was lost) may have written in
+   * part; or when a caller's transaction holding changes ends. Best effort: if the store cannot be
+   * read either, the next restart loads them.
    */
   private void resync(List<String> keys) {
     changes.lock();
@@ -574,7 +601,7 @@ public final class KairosScheduler implements Scheduler {
         if (stored.isPresent()) {
           // A resumed job can break the catch-up rule as a loaded one can: not queued then.
           boolean ok = readable(stored.get(), config.time().now());
-          dispatcher.changed(key, ok ? stored.get() : null);
+          toHeap(List.of(key), () -> dispatcher.changed(key, ok ? stored.get() : null));
           return true;
         }
       }
@@ -743,13 +770,19 @@ public final class KairosScheduler implements Scheduler {
     }
   }
 
-  /** Instrumentation for tests: keys of running jobs. */
   @Override
   public SchedulerStats stats() {
+    ClusterSync sync = clusterSync;
     return new SchedulerStats(
-        dispatcher.queued(), dispatcher.running(), config.workers(), !health.isDown());
+        dispatcher.queued(),
+        dispatcher.running(),
+        config.workers(),
+        !health.isDown(),
+        sync == null ? 0 : sync.liveInstances(),
+        sync == null || sync.alive());
   }
 
+  /** Instrumentation for tests: keys of running jobs. */
   List<String> runningKeys() {
     return dispatcher.runningKeys();
   }

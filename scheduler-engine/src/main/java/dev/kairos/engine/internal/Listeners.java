@@ -48,4 +48,14 @@ final class Listeners implements SchedulerListener {
   public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
     each("firesDropped", l -> l.firesDropped(key, oldestMissed, dropped, policy));
   }
+
+  @Override
+  public void runWrittenBack(JobContext context, Duration took) {
+    each("runWrittenBack", l -> l.runWrittenBack(context, took));
+  }
+
+  @Override
+  public void claimLost(String key, Instant scheduledFireTime) {
+    each("claimLost", l -> l.claimLost(key, scheduledFireTime));
+  }
 }
