@@ -14,7 +14,7 @@ public final class MisfireRule {
   private MisfireRule() {}
 
   /**
-   * What to do now with a job whose oldest due fire is {@code due}.
+   * What to do now with a job whose oldest due fire is {@code due}, without jitter.
    *
    * @param timetable the job's timetable
    * @param due the oldest fire not yet run (at or before {@code now})
@@ -22,27 +22,72 @@ public final class MisfireRule {
    * @param policy the job's misfire policy
    */
   public static Decision decide(Timetable timetable, Instant due, Instant now, Misfire policy) {
-    if (!isBehind(due, now, policy.threshold())) {
-      return Decision.run(due, 0, 0);
+    return decide(timetable, due, due, now, policy);
+  }
+
+  /**
+   * What to do now with a job whose oldest fire not yet run is scheduled at {@code fire} and due
+   * (jittered) at {@code dueAt}.
+   *
+   * <p>Lateness is measured from the due time, so jitter never makes an on-time fire a misfire.
+   * Once behind, fires are counted and aged by their scheduled times (the slots of the timetable):
+   * {@code catchUp(n)} keeps the newest n, a catch-up window keeps those scheduled at most the
+   * window before {@code now}; if a window leaves nothing, nothing runs and the job waits for its
+   * next future fire.
+   *
+   * @param timetable the job's timetable
+   * @param fire the scheduled time of the oldest fire not yet run (at or before {@code now})
+   * @param dueAt when that fire is due: {@code fire} plus its jitter offset
+   * @param now the moment the job could start
+   * @param policy the job's misfire policy
+   */
+  public static Decision decide(
+      Timetable timetable, Instant fire, Instant dueAt, Instant now, Misfire policy) {
+    if (!isBehind(dueAt, now, policy.threshold())) {
+      return Decision.run(fire, 0, 0);
     }
     if (policy instanceof Misfire.CatchUp c) {
-      if (c.max() == Integer.MAX_VALUE) {
-        return Decision.run(due, 1, 0);
-      }
-      long missed = timetable.countDue(due, now, Long.MAX_VALUE);
-      if (missed <= c.max()) {
-        return Decision.run(due, 1, 0);
-      }
-      long dropped = missed - c.max();
-      Instant first = timetable.nth(due, dropped).orElse(due);
-      return Decision.run(first, 1, dropped);
+      return catchUp(timetable, fire, now, c);
     }
-    long missed = timetable.countDue(due, now, Long.MAX_VALUE);
-    Instant newest = timetable.nth(due, Math.max(missed - 1, 0)).orElse(due);
+    long missed = timetable.countDue(fire, now, Long.MAX_VALUE);
+    Instant newest = timetable.nth(fire, Math.max(missed - 1, 0)).orElse(fire);
     if (policy instanceof Misfire.FireOnce) {
       return Decision.run(newest, (int) Math.min(missed, Integer.MAX_VALUE), missed - 1);
     }
     return new Decision(null, 0, missed, timetable.successor(newest));
+  }
+
+  private static Decision catchUp(
+      Timetable timetable, Instant fire, Instant now, Misfire.CatchUp c) {
+    if (c.max() == Integer.MAX_VALUE && c.window() == null) {
+      return Decision.run(fire, 1, 0);
+    }
+    long missed = timetable.countDue(fire, now, Long.MAX_VALUE);
+    long dropped = Math.max(0, missed - c.max());
+    if (c.window() != null) {
+      // Fires scheduled strictly before now - window are older than the window.
+      Instant cutoff = minus(now, c.window());
+      long older = cutoff == null ? 0 : timetable.countDue(fire, cutoff.minusNanos(1), missed);
+      dropped = Math.max(dropped, older);
+    }
+    if (dropped == 0) {
+      return Decision.run(fire, 1, 0);
+    }
+    if (dropped >= missed) {
+      Instant newest = timetable.nth(fire, Math.max(missed - 1, 0)).orElse(fire);
+      return new Decision(null, 0, missed, timetable.successor(newest));
+    }
+    Instant first = timetable.nth(fire, dropped).orElse(fire);
+    return Decision.run(first, 1, dropped);
+  }
+
+  /** {@code a - d}, or null if that is before {@link Instant#MIN}. */
+  private static Instant minus(Instant a, Duration d) {
+    try {
+      return a.minus(d);
+    } catch (ArithmeticException | java.time.DateTimeException e) {
+      return null;
+    }
   }
 
   /** True when {@code due} is more than {@code threshold} before {@code now}. */

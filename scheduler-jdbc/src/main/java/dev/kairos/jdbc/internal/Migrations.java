@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class Migrations {
   /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
-  public static final List<String> SCRIPTS = List.of("V1__jobs.sql", "V2__cluster.sql");
+  public static final List<String> SCRIPTS =
+      List.of("V1__jobs.sql", "V2__cluster.sql", "V3__catch_up_window.sql");
 
   private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 
