@@ -186,6 +186,42 @@ abstract class UnreadableRowsContract {
     assertThat(s.unreadable()).isEmpty();
   }
 
+  /**
+   * With a catch-up window the replay is bounded, so a next fire time in year 1 is not refused: the
+   * job makes up only the fires inside the window and drops the two thousand years before it.
+   */
+  @Test
+  void catchUpWithinFromYearOne_readable_replaysOnlyTheWindow() {
+    scheduleGoodAndBad(Misfire.catchUp().within(Duration.ofMinutes(2)));
+    long yearOne = Instant.parse("0001-01-01T00:00:00Z").getEpochSecond();
+    database()
+        .execute(
+            "UPDATE "
+                + jobs()
+                + " SET next_fire_time = "
+                + yearOne
+                + ", due_time = "
+                + yearOne
+                + " WHERE job_key = 'bad'");
+
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s = instance(clock);
+    s.open();
+    clock.set(T0.plus(MINUTE.multipliedBy(3)));
+    s.runDue();
+
+    assertThat(s.unreadable()).isEmpty();
+    List<String> expected = new ArrayList<>();
+    for (String key : List.of("good", "bad")) {
+      for (int m = 1; m <= 3; m++) {
+        expected.add(key + "@" + T0.plus(MINUTE.multipliedBy(m)));
+      }
+    }
+    assertThat(runs).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(s.job("bad").orElseThrow().nextFireTime())
+        .isEqualTo(T0.plus(MINUTE.multipliedBy(4)));
+  }
+
   /** A catch-up of less than the limit is a normal downtime, replayed. */
   @Test
   void catchUpOfADay_replayed() {
