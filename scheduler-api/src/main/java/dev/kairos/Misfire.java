@@ -17,6 +17,8 @@ import java.time.Duration;
  *       <td>the timetable</td></tr>
  *   <tr><td>{@link #catchUp(int) catchUp(n)}</td><td>the newest n missed fires; older ones are
  *       dropped</td><td>the timetable</td></tr>
+ *   <tr><td>{@link CatchUp#within(Duration) catchUp().within(w)}</td><td>the missed fires
+ *       scheduled at most w before now; older ones are dropped</td><td>the timetable</td></tr>
  *   <tr><td>{@link #fireOnce()} (default)</td><td>one run, with the newest missed fire's scheduled
  *       time, standing for all of them</td><td>the next future fire</td></tr>
  *   <tr><td>{@link #skip()}</td><td>nothing</td><td>the next future fire</td></tr>

@@ -67,7 +67,8 @@ public final class MisfireRule {
     if (c.window() != null) {
       // Fires scheduled strictly before now - window are older than the window.
       Instant cutoff = minus(now, c.window());
-      long older = cutoff == null ? 0 : timetable.countDue(fire, cutoff.minusNanos(1), missed);
+      Instant lastOlder = cutoff == null ? null : minus(cutoff, Duration.ofNanos(1));
+      long older = lastOlder == null ? 0 : timetable.countDue(fire, lastOlder, missed);
       dropped = Math.max(dropped, older);
     }
     if (dropped == 0) {
