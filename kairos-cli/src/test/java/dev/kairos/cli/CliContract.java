@@ -313,7 +313,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                 CHECK   DETAIL
-            ok  schema  version 2
+            ok  schema  version 3
             ok  jobs    3 readable
             """);
   }
@@ -330,7 +330,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                      CHECK            DETAIL
-            ok       schema           version 2
+            ok       schema           version 3
             ok       jobs             2 readable
             PROBLEM  unreadable row   job 'broken': unknown schedule_kind 'BOGUS'
             PROBLEM  unknown handler  job 'purge': handler 'purge' not registered
