@@ -119,9 +119,10 @@ final class FireRunner {
 
   private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt) {
     Instant now = config.time().now();
-    Instant dueAt = r.dueTime() != null ? r.dueTime() : r.nextFireTime();
+    Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
     MisfireRule.Decision d =
-        MisfireRule.decide(tt, r.nextFireTime(), dueAt, now, r.spec().misfire());
+        MisfireRule.decide(
+            tt, r.nextFireTime(), t -> Jitter.due(r.spec(), t), now, r.spec().misfire());
     if (d.dropped() > 0) {
       log.info(
           "job '{}': behind by {} (oldest missed fire {}); {} drops {} fire(s){}",

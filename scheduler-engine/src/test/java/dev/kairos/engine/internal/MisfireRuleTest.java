@@ -183,6 +183,38 @@ class MisfireRuleTest {
     assertThat(d.dropped()).isEqualTo(fires - 3601);
   }
 
+  private static final java.util.function.UnaryOperator<Instant> FORTY_MINUTES =
+      t -> t.plus(Duration.ofMinutes(40));
+
+  static Stream<Arguments> jitteredNewestNotYetDue() {
+    // Mon 02:00 missed; judged Tue 02:10: Tue's slot has passed but it is due only at 02:40.
+    return Stream.of(
+        Arguments.of(Misfire.skip(), null, 0, 1L, "2026-01-06T02:00:00Z"),
+        Arguments.of(Misfire.fireOnce(), "2026-01-05T02:00:00Z", 1, 0L, null),
+        Arguments.of(Misfire.catchUp(1), "2026-01-05T02:00:00Z", 1, 0L, null),
+        Arguments.of(
+            Misfire.catchUp().within(Duration.ofHours(1)), null, 0, 1L, "2026-01-06T02:00:00Z"));
+  }
+
+  /**
+   * A fire whose slot has passed but whose jittered due time has not is not missed: no policy runs
+   * it early, drops it or lets a run stand for it; it runs at its due time.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("jitteredNewestNotYetDue")
+  void decide_jitteredNewestFireNotYetDue_isNotMissed(
+      Misfire policy, String runs, int missed, long dropped, String next) {
+    Instant tue0210 = Instant.parse("2026-01-06T02:10:00Z");
+
+    MisfireRule.Decision d = MisfireRule.decide(DAILY, MON_0200, FORTY_MINUTES, tue0210, policy);
+
+    assertThat(d.fire()).isEqualTo(runs == null ? null : Instant.parse(runs));
+    assertThat(d.missedFires()).isEqualTo(missed);
+    assertThat(d.dropped()).isEqualTo(dropped);
+    assertThat(d.nextWhenNoRun())
+        .isEqualTo(next == null ? Optional.empty() : Optional.of(Instant.parse(next)));
+  }
+
   static Stream<Arguments> jitteredLateness() {
     // A daily fire at Mon 02:00 due (jittered) 40 minutes later; threshold 1 s.
     return Stream.of(
@@ -209,7 +241,7 @@ class MisfireRuleTest {
     Instant due = MON_0200.plus(Duration.ofMinutes(40));
 
     MisfireRule.Decision d =
-        MisfireRule.decide(DAILY, MON_0200, due, due.plusMillis(msAfterDue), policy);
+        MisfireRule.decide(DAILY, MON_0200, FORTY_MINUTES, due.plusMillis(msAfterDue), policy);
 
     assertThat(d.runs()).isEqualTo(runs);
     if (runs) {
