@@ -14,7 +14,11 @@ public interface JobContext {
   /** The data the job was scheduled with (for example JSON), if any. */
   Optional<String> data();
 
-  /** The time this fire was due on the job's timetable (for a retry: the fire being retried). */
+  /**
+   * The time of this fire on the job's timetable (for a retry: the fire being retried): the fire's
+   * identity. With {@link JobSpec#jitter(java.time.Duration) jitter} it stays this unjittered time;
+   * the run starts at it plus the fire's offset.
+   */
   Instant scheduledFireTime();
 
   /**

@@ -8,7 +8,8 @@ import java.util.Optional;
  *
  * @param spec the job's definition (with a cron zone resolved)
  * @param state scheduled, paused, running or complete
- * @param nextFireTime the scheduled time of its next fire on the timetable; null when complete
+ * @param nextFireTime the scheduled time of its next fire on the timetable, without jitter (the run
+ *     is due at it plus the fire's jitter offset, see {@link JobSpec#jitter}); null when complete
  * @param lastScheduledFireTime the scheduled time of the last fire that ran; null if none ran
  * @param lastStart when the last run started; null if none ran
  * @param lastEnd when the last run ended; null if none ended

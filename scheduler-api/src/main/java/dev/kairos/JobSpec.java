@@ -36,6 +36,9 @@ public final class JobSpec {
   private final Misfire misfire;
   private final Retry retry;
 
+  /** The jitter bound, or null for none ({@code jitter(ZERO)} is stored as none). */
+  private final Duration jitter;
+
   /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
   private final Schedule conflicting;
 
@@ -48,6 +51,7 @@ public final class JobSpec {
       Duration initialDelay,
       Misfire misfire,
       Retry retry,
+      Duration jitter,
       Schedule conflicting) {
     this.key = key;
     this.handler = handler;
@@ -57,6 +61,7 @@ public final class JobSpec {
     this.initialDelay = initialDelay;
     this.misfire = misfire;
     this.retry = retry;
+    this.jitter = jitter;
     this.conflicting = conflicting;
   }
 
@@ -67,7 +72,8 @@ public final class JobSpec {
    * @return a definition with only its key set
    */
   public static JobSpec named(String key) {
-    return new JobSpec(key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null);
+    return new JobSpec(
+        key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null, null);
   }
 
   /**
@@ -78,7 +84,7 @@ public final class JobSpec {
    */
   public JobSpec handler(String handler) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
   }
 
   /**
@@ -89,7 +95,7 @@ public final class JobSpec {
    */
   public JobSpec data(String data) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
   }
 
   /**
@@ -186,7 +192,8 @@ public final class JobSpec {
   private JobSpec only(Schedule next) {
     Schedule conflict =
         schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
-    return new JobSpec(key, handler, data, next, startAt, initialDelay, misfire, retry, conflict);
+    return new JobSpec(
+        key, handler, data, next, startAt, initialDelay, misfire, retry, jitter, conflict);
   }
 
   /**
@@ -196,7 +203,8 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec schedule(Schedule schedule) {
-    return new JobSpec(key, handler, data, schedule, startAt, initialDelay, misfire, retry, null);
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, null);
   }
 
   /**
@@ -207,7 +215,7 @@ public final class JobSpec {
    */
   public JobSpec startAt(Instant startAt) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
   }
 
   /**
@@ -218,7 +226,7 @@ public final class JobSpec {
    */
   public JobSpec initialDelay(Duration initialDelay) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
   }
 
   /**
@@ -229,7 +237,7 @@ public final class JobSpec {
    */
   public JobSpec misfire(Misfire misfire) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
   }
 
   /**
@@ -240,7 +248,34 @@ public final class JobSpec {
    */
   public JobSpec retry(Retry retry) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+  }
+
+  /**
+   * Spreads the job's timetable fires: each fire is due at its scheduled fire time plus an offset
+   * in {@code [0, jitter)}, the same on every instance and after every restart (it is computed from
+   * the key and the scheduled fire time). Applies to fixed-rate, fixed-delay and cron schedules;
+   * {@code schedule} refuses it on a one-shot (whose time is explicit), refuses a negative jitter
+   * and, for a fixed rate, a jitter not shorter than the period (fires would overtake each other).
+   * {@link Duration#ZERO} means none.
+   *
+   * <p>The scheduled fire time stays the identity of the fire: {@code
+   * JobContext.scheduledFireTime()} and {@code JobInfo.nextFireTime()} show it unjittered, and the
+   * misfire threshold is measured from the jittered due time, so jitter never turns an on-time fire
+   * into a misfire.
+   *
+   * <pre>{@code
+   * // 5,000 hourly jobs, spread over the first ten minutes of each hour
+   * JobSpec.named("poll-" + id).handler("poll").cron("0 0 * * * ?").jitter(Duration.ofMinutes(10));
+   * }</pre>
+   *
+   * @param jitter the exclusive upper bound of the offset; zero for none
+   * @return the changed copy
+   */
+  public JobSpec jitter(Duration jitter) {
+    Duration j = jitter != null && jitter.isZero() ? null : jitter;
+    return new JobSpec(
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, j, conflicting);
   }
 
   /**
@@ -326,6 +361,15 @@ public final class JobSpec {
     return retry;
   }
 
+  /**
+   * The jitter bound, if set (see {@link #jitter(Duration)}).
+   *
+   * @return the jitter bound, or empty for none
+   */
+  public Optional<Duration> jitter() {
+    return Optional.ofNullable(jitter);
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof JobSpec s
@@ -336,13 +380,14 @@ public final class JobSpec {
         && Objects.equals(startAt, s.startAt)
         && Objects.equals(initialDelay, s.initialDelay)
         && Objects.equals(misfire, s.misfire)
-        && Objects.equals(retry, s.retry);
+        && Objects.equals(retry, s.retry)
+        && Objects.equals(jitter, s.jitter);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, conflicting);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter);
   }
 
   @Override
@@ -359,6 +404,7 @@ public final class JobSpec {
         + misfire
         + ", retry="
         + retry
+        + (jitter != null ? ", jitter=" + jitter : "")
         + "]";
   }
 }

@@ -314,7 +314,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                 CHECK   DETAIL
-            ok  schema  version 3
+            ok  schema  version 4
             ok  jobs    3 readable
             """);
   }
@@ -403,7 +403,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                      CHECK            DETAIL
-            ok       schema           version 3
+            ok       schema           version 4
             ok       jobs             2 readable
             PROBLEM  unreadable row   job 'broken': unknown schedule_kind 'BOGUS'
             PROBLEM  unknown handler  job 'purge': handler 'purge' not registered

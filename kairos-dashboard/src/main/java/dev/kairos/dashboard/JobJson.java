@@ -49,6 +49,7 @@ public final class JobJson {
     spec.startAt().ifPresent(t -> n.put("startAt", t.toString()));
     spec.initialDelay().ifPresent(d -> n.put("initialDelay", d.toString()));
     n.set("misfire", misfire(spec.misfire()));
+    spec.jitter().ifPresent(j -> n.put("jitter", j.toString()));
     ObjectNode retry = n.putObject("retry");
     retry.put("maxAttempts", spec.retry().maxAttempts());
     retry.put("initialDelay", spec.retry().initialDelay().toString());
@@ -86,6 +87,7 @@ public final class JobJson {
       if (c.max() != Integer.MAX_VALUE) {
         n.put("max", c.max());
       }
+      c.catchUpWindow().ifPresent(w -> n.put("window", w.toString()));
     } else if (m instanceof Misfire.FireOnce) {
       n.put("policy", "fireOnce");
     } else {
@@ -165,7 +167,15 @@ public final class JobJson {
         n,
         where,
         Set.of(
-            "key", "handler", "data", "schedule", "startAt", "initialDelay", "misfire", "retry"));
+            "key",
+            "handler",
+            "data",
+            "schedule",
+            "startAt",
+            "initialDelay",
+            "misfire",
+            "jitter",
+            "retry"));
     JobSpec spec =
         JobSpec.named(key)
             .handler(text(n, "handler", where, true))
@@ -185,6 +195,10 @@ public final class JobJson {
     JsonNode misfire = object(n, "misfire", where, false);
     if (misfire != null) {
       spec = spec.misfire(readMisfire(misfire, where));
+    }
+    String jitter = text(n, "jitter", where, false);
+    if (jitter != null) {
+      spec = spec.jitter(duration(jitter, where + " jitter"));
     }
     JsonNode retry = object(n, "retry", where, false);
     if (retry != null) {
@@ -250,7 +264,7 @@ public final class JobJson {
 
   private static Misfire readMisfire(JsonNode m, String where) {
     String w = where + " misfire";
-    fields(m, w, Set.of("policy", "max", "threshold"));
+    fields(m, w, Set.of("policy", "max", "window", "threshold"));
     String policy = text(m, "policy", w, true);
     Misfire misfire =
         switch (policy) {
@@ -264,6 +278,14 @@ public final class JobJson {
         };
     if (!policy.equals("catchUp") && m.has("max")) {
       throw new IllegalArgumentException(w + ": max applies to catchUp only");
+    }
+    String window = text(m, "window", w, false);
+    if (window != null) {
+      if (!(misfire instanceof Misfire.CatchUp c)) {
+        throw new IllegalArgumentException(
+            w + ": window applies to catchUp only, not " + policy + ": '" + window + "'");
+      }
+      misfire = c.within(duration(window, w + " window"));
     }
     String threshold = text(m, "threshold", w, false);
     return threshold == null ? misfire : misfire.threshold(duration(threshold, w + " threshold"));

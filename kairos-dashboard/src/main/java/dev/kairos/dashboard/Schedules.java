@@ -54,6 +54,9 @@ public final class Schedules {
     String policy;
     if (m instanceof Misfire.CatchUp c) {
       policy = c.max() == Integer.MAX_VALUE ? "catch up" : "catch up newest " + c.max();
+      if (c.window() != null) {
+        policy += " within " + human(c.window());
+      }
     } else if (m instanceof Misfire.FireOnce) {
       policy = "fire once";
     } else {

@@ -37,7 +37,12 @@ class JobJsonTest {
             .cron("0 12 * * 1", ZoneId.of("Europe/Berlin"), CronSyntax.UNIX)
             .dst(DstPolicy.defaults().gap(DstPolicy.Gap.SKIP))
             .startAt(Instant.parse("2026-01-01T00:00:00Z")),
-        JobSpec.named("f").handler("h").cron("0 0 2 * * ?").misfire(Misfire.catchUp()));
+        JobSpec.named("f").handler("h").cron("0 0 2 * * ?").misfire(Misfire.catchUp()),
+        JobSpec.named("g")
+            .handler("h")
+            .fixedRate(Duration.ofHours(1))
+            .misfire(Misfire.catchUp(5).within(Duration.ofHours(6)).threshold(Duration.ZERO))
+            .jitter(Duration.ofMinutes(10)));
   }
 
   @ParameterizedTest
@@ -82,5 +87,14 @@ class JobJsonTest {
     ((ObjectNode) n.get("schedule")).put("period", "5 minutes");
     assertThatThrownBy(() -> JobJson.readSpec(n))
         .hasMessage("job 'a' schedule period: not an ISO-8601 duration such as PT5M: '5 minutes'");
+  }
+
+  @Test
+  void readSpec_refusesWindowOnOtherPolicies() {
+    ObjectNode n = JobJson.spec(JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(5)));
+    ((ObjectNode) n.get("misfire")).put("window", "PT1H");
+    assertThatThrownBy(() -> JobJson.readSpec(n))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("job 'a' misfire: window applies to catchUp only, not fireOnce: 'PT1H'");
   }
 }

@@ -155,6 +155,10 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       spec = spec.initialDelay(duration(initial, "initialDelay", origin));
     }
     spec = spec.misfire(misfire(a, spec.misfire(), origin, r));
+    String jitter = r.resolveStringValue(a.jitter());
+    if (!jitter.isEmpty()) {
+      spec = spec.jitter(duration(jitter, "jitter", origin));
+    }
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
@@ -182,6 +186,15 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     if (a.catchUpMax() != 0 && a.misfire() != KairosScheduled.MisfirePolicy.CATCH_UP) {
       throw new IllegalStateException(
           origin + ": catchUpMax " + a.catchUpMax() + " needs misfire = CATCH_UP");
+    }
+    String window = r.resolveStringValue(a.catchUpWindow());
+    if (!window.isEmpty()) {
+      if (!(policy instanceof Misfire.CatchUp c)
+          || a.misfire() != KairosScheduled.MisfirePolicy.CATCH_UP) {
+        throw new IllegalStateException(
+            origin + ": catchUpWindow '" + window + "' needs misfire = CATCH_UP");
+      }
+      policy = c.within(duration(window, "catchUpWindow", origin));
     }
     String threshold = r.resolveStringValue(a.misfireThreshold());
     return threshold.isEmpty()

@@ -50,8 +50,20 @@ public @interface KairosScheduled {
   /** For {@link MisfirePolicy#CATCH_UP}: run at most this many missed fires (0: all). */
   int catchUpMax() default 0;
 
+  /**
+   * For {@link MisfirePolicy#CATCH_UP}: make up only missed fires scheduled at most this long
+   * before now, dropping older ones ({@code Misfire.catchUp().within(...)}; default: no window).
+   */
+  String catchUpWindow() default "";
+
   /** How late a fire may start and still count as on time (default: the policy's). */
   String misfireThreshold() default "";
+
+  /**
+   * Spread each fire by a deterministic offset in {@code [0, jitter)} ({@code JobSpec.jitter};
+   * default: none).
+   */
+  String jitter() default "";
 
   /** Cron only: local times skipped by a daylight-saving gap. */
   DstPolicy.Gap dstGap() default DstPolicy.Gap.SHIFT;

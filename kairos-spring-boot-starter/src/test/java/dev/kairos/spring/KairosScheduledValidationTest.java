@@ -60,6 +60,29 @@ class KairosScheduledValidationTest {
     void run() {}
   }
 
+  static class WindowAndJitter {
+    @KairosScheduled(
+        key = "sync",
+        fixedRate = "1h",
+        misfire = KairosScheduled.MisfirePolicy.CATCH_UP,
+        catchUpWindow = "6h",
+        jitter = "10m")
+    void run() {}
+  }
+
+  static class WindowWithoutCatchUp {
+    @KairosScheduled(
+        fixedRate = "1h",
+        misfire = KairosScheduled.MisfirePolicy.SKIP,
+        catchUpWindow = "6h")
+    void run() {}
+  }
+
+  static class JitterOfAPeriod {
+    @KairosScheduled(key = "tick", fixedRate = "1m", jitter = "1m")
+    void run() {}
+  }
+
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
@@ -163,5 +186,40 @@ class KairosScheduledValidationTest {
     runner
         .withBean("jobs", MissingPlaceholder.class)
         .run(ctx -> assertThat(ctx).getFailure().hasMessageContaining("app.undefined"));
+  }
+
+  @Test
+  void catchUpWindowAndJitter_reachTheSpec() {
+    runner
+        .withBean("jobs", WindowAndJitter.class)
+        .run(
+            ctx ->
+                assertThat(ctx.getBean(dev.kairos.Scheduler.class).job("sync").orElseThrow().spec())
+                    .satisfies(
+                        s -> {
+                          assertThat(s.misfire())
+                              .isEqualTo(
+                                  dev.kairos.Misfire.catchUp()
+                                      .within(java.time.Duration.ofHours(6)));
+                          assertThat(s.jitter()).contains(java.time.Duration.ofMinutes(10));
+                        }));
+  }
+
+  @Test
+  void catchUpWindowWithoutCatchUp_andJitterOfAPeriod_areRefused() {
+    runner
+        .withBean("jobs", WindowWithoutCatchUp.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("catchUpWindow '6h' needs misfire = CATCH_UP"));
+    runner
+        .withBean("jobs", JitterOfAPeriod.class)
+        .run(
+            ctx ->
+                assertThat(ctx.getStartupFailure())
+                    .hasStackTraceContaining("job 'tick'")
+                    .hasStackTraceContaining("jitter PT1M must be shorter"));
   }
 }

@@ -783,6 +783,18 @@ public abstract class JobStoreContract {
             base.fixedRate(Duration.ofMinutes(5))
                 .misfire(Misfire.fireOnce().threshold(Duration.ofMinutes(2))),
             base.fixedRate(Duration.ofMinutes(5)).misfire(Misfire.skip()),
+            base.fixedRate(Duration.ofMinutes(5))
+                .misfire(Misfire.catchUp().within(Duration.ofHours(6))),
+            base.fixedRate(Duration.ofMinutes(5))
+                .misfire(
+                    Misfire.catchUp(3)
+                        .within(Duration.ofNanos(1_500_000_001))
+                        .threshold(Duration.ZERO)),
+            base.fixedRate(Duration.ofMinutes(5)).jitter(Duration.ofSeconds(90)),
+            base.fixedDelay(Duration.ofMillis(250)).jitter(Duration.ofNanos(1)),
+            base.cron("0 0 2 * * ?", paris)
+                .jitter(Duration.ofMinutes(30))
+                .misfire(Misfire.catchUp().within(Duration.ofDays(2))),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.backoff(5, Duration.ofMillis(1500))),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
             base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),
@@ -800,6 +812,53 @@ public abstract class JobStoreContract {
     assertThat(store.findAll()).extracting(JobRecord::spec).containsExactly(spec);
     assertThat(store.due(null, Instant.MAX, 1)).extracting(JobRecord::spec).containsExactly(spec);
     assertThat(store.upsert(JobRecord.fresh(spec, T0)).change()).isEqualTo(Upsert.Change.UNCHANGED);
+  }
+
+  /**
+   * A changed catch-up window or jitter is a changed definition: the upsert replaces it (and its
+   * schedule state), as for any other part of the spec.
+   */
+  @Test
+  void upsert_changedWindowOrJitter_isAnUpdate() {
+    JobSpec base = JobSpec.named("job").handler("handler-1").fixedRate(Duration.ofMinutes(5));
+    List<JobSpec> steps =
+        List.of(
+            base.misfire(Misfire.catchUp()),
+            base.misfire(Misfire.catchUp().within(Duration.ofHours(1))),
+            base.misfire(Misfire.catchUp().within(Duration.ofHours(2))),
+            base.misfire(Misfire.catchUp().within(Duration.ofHours(2)))
+                .jitter(Duration.ofSeconds(1)),
+            base.misfire(Misfire.catchUp().within(Duration.ofHours(2)))
+                .jitter(Duration.ofSeconds(2)),
+            base.misfire(Misfire.catchUp()).jitter(Duration.ofSeconds(2)));
+    store.upsert(JobRecord.fresh(base, T0));
+    for (JobSpec spec : steps) {
+      assertThat(store.upsert(JobRecord.fresh(spec, T0)).change())
+          .as("%s", spec)
+          .isEqualTo(Upsert.Change.UPDATED);
+      assertThat(stored("job").spec()).isEqualTo(spec);
+    }
+  }
+
+  /** A jittered job's due time differs from its next fire time; the store keeps both exactly. */
+  @Test
+  void upsert_jitteredDueTime_keptApartFromNextFireTime() {
+    JobSpec spec =
+        JobSpec.named("job")
+            .handler("handler-1")
+            .fixedRate(Duration.ofMinutes(5))
+            .jitter(Duration.ofMinutes(1));
+    Instant due = T0.plusSeconds(37).plusNanos(5);
+    JobRecord fresh = JobRecord.fresh(spec, T0);
+    store.upsert(fresh.withSchedule(fresh.state(), T0, due, FireKind.TIMETABLE, 1));
+
+    JobRecord r = stored("job");
+    assertThat(r.nextFireTime()).isEqualTo(T0);
+    assertThat(r.dueTime()).isEqualTo(due);
+    assertThat(store.due(null, due, 10)).isEmpty();
+    assertThat(store.due(null, due.plusNanos(1), 10))
+        .extracting(JobRecord::key)
+        .containsExactly("job");
   }
 
   /** Instants at the edges of what a store must keep exactly. */

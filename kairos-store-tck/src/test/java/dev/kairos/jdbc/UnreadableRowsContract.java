@@ -104,6 +104,12 @@ abstract class UnreadableRowsContract {
         "due_kind = 'TIMETABLE', next_fire_time = NULL          | a timetable fire is due at 2026-01-05T02:01:00Z without a next fire time",
         "retry_max_attempts = 0, retry_initial_delay = 'PT1S'   | retry max attempts must be at least 1: 0",
         "handler = ''                                           | handler name is null or blank",
+        "misfire_kind = 'CATCH_UP', misfire_max = 3, catch_up_window = 'PT0S'  | catch-up window must be positive: PT0S",
+        "misfire_kind = 'CATCH_UP', misfire_max = 2147483647, catch_up_window = 'PT-1H' | catch-up window must be positive: PT-1H",
+        "catch_up_window = 'PT1H'                               | catch_up_window PT1H on misfire_kind 'FIRE_ONCE'",
+        "catch_up_window = 'an hour'                            | catch_up_window 'an hour' is not an ISO-8601 duration",
+        "jitter = 'PT-1S'                                       | jitter must not be negative: PT-1S",
+        "jitter = 'PT1M'                                        | jitter PT1M must be shorter than the fixed-rate period PT1M",
       })
   void editedRow_neverFired_neverRewritten_listed(String edit, String problem) {
     scheduleGoodAndBad(Misfire.fireOnce());
@@ -178,6 +184,42 @@ abstract class UnreadableRowsContract {
                 + fixed
                 + " WHERE job_key = 'bad'");
     assertThat(s.unreadable()).isEmpty();
+  }
+
+  /**
+   * With a catch-up window the replay is bounded, so a next fire time in year 1 is not refused: the
+   * job makes up only the fires inside the window and drops the two thousand years before it.
+   */
+  @Test
+  void catchUpWithinFromYearOne_readable_replaysOnlyTheWindow() {
+    scheduleGoodAndBad(Misfire.catchUp().within(Duration.ofMinutes(2)));
+    long yearOne = Instant.parse("0001-01-01T00:00:00Z").getEpochSecond();
+    database()
+        .execute(
+            "UPDATE "
+                + jobs()
+                + " SET next_fire_time = "
+                + yearOne
+                + ", due_time = "
+                + yearOne
+                + " WHERE job_key = 'bad'");
+
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s = instance(clock);
+    s.open();
+    clock.set(T0.plus(MINUTE.multipliedBy(3)));
+    s.runDue();
+
+    assertThat(s.unreadable()).isEmpty();
+    List<String> expected = new ArrayList<>();
+    for (String key : List.of("good", "bad")) {
+      for (int m = 1; m <= 3; m++) {
+        expected.add(key + "@" + T0.plus(MINUTE.multipliedBy(m)));
+      }
+    }
+    assertThat(runs).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(s.job("bad").orElseThrow().nextFireTime())
+        .isEqualTo(T0.plus(MINUTE.multipliedBy(4)));
   }
 
   /** A catch-up of less than the limit is a normal downtime, replayed. */

@@ -26,16 +26,18 @@ import java.time.Instant;
  *       PostgreSQL a NUL cannot be stored at all). Handler names likewise; data may not hold a NUL.
  *   <li>Schedule: a fixed rate or delay is positive; a one-shot has a time or a non-negative delay;
  *       a cron schedule has an expression.
- *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1.
+ *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1; a catch-up
+ *       window, if any, positive.
+ *   <li>Jitter: not negative; none on a one-shot; for a fixed rate, shorter than the period.
  *   <li>Retry: at least one attempt; an initial delay that is not negative.
  *   <li>Schedule state (records only): a {@code COMPLETE} job is due only for a {@code
  *       triggerNow()}; a due job says why it is due; a timetable fire has a next fire time; a retry
  *       has the fire time it retries; attempts count from 1.
- *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit, a next
- *       fire time more than {@link #MAX_CATCH_UP} before now is refused: replaying more than a year
- *       of missed fires back to back is never what a restored backup or a hand edit meant (a next
- *       fire time in year 1 would replay every slot since). Schedule the job again, or use {@code
- *       catchUp(n)}.
+ *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit or window,
+ *       a next fire time more than {@link #MAX_CATCH_UP} before now is refused: replaying more than
+ *       a year of missed fires back to back is never what a restored backup or a hand edit meant (a
+ *       next fire time in year 1 would replay every slot since). Schedule the job again, or use
+ *       {@code catchUp(n)}.
  *   <li>Runs (history read back): an outcome, attempts counted from 1, and a count of missed fires
  *       the run stood for that is not negative.
  * </ul>
@@ -101,6 +103,7 @@ public final class JobRules {
     checkSchedule(key, spec.schedule());
     checkMisfire(key, spec.misfire());
     checkRetry(key, spec.retry());
+    spec.jitter().ifPresent(j -> checkJitter(key, spec.schedule(), j));
     spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
   }
 
@@ -148,6 +151,7 @@ public final class JobRules {
     checkRecord(r);
     if (r.spec().misfire() instanceof Misfire.CatchUp c
         && c.max() == Integer.MAX_VALUE
+        && c.window() == null
         && r.dueTime() != null
         && r.dueKind() == FireKind.TIMETABLE
         && Duration.between(r.nextFireTime(), now).compareTo(MAX_CATCH_UP) > 0) {
@@ -227,6 +231,25 @@ public final class JobRules {
     }
     if (m instanceof Misfire.CatchUp c && c.max() < 1) {
       throw bad(key, "catchUp(max) needs max >= 1: " + c.max());
+    }
+    if (m instanceof Misfire.CatchUp c && c.window() != null) {
+      positive(key, "catch-up window", c.window());
+    }
+  }
+
+  private static void checkJitter(String key, Schedule schedule, Duration jitter) {
+    nonNegative(key, "jitter", jitter);
+    if (schedule instanceof Schedule.Once) {
+      throw bad(
+          key,
+          "jitter "
+              + jitter
+              + " on a one-shot: it fires at its own time; jitter spreads the"
+              + " fires of recurring schedules");
+    }
+    if (schedule instanceof Schedule.FixedRate r && jitter.compareTo(r.period()) >= 0) {
+      throw bad(
+          key, "jitter " + jitter + " must be shorter than the fixed-rate period " + r.period());
     }
   }
 

@@ -3,9 +3,11 @@ package dev.kairos.engine;
 import dev.kairos.CronSyntax;
 import dev.kairos.JobSpec;
 import dev.kairos.engine.internal.CronCompiler;
+import dev.kairos.engine.internal.Jitter;
 import dev.kairos.engine.internal.SpecValidator;
 import dev.kairos.engine.internal.Timetable;
 import dev.kairos.engine.internal.Timetables;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -34,7 +36,8 @@ public final class CronPreview {
    * The first {@code n} fire times of the spec's schedule after {@code from}, as the scheduler
    * would compute them for a job scheduled at {@code from} (a fixed delay is taken as runs that
    * take no time). A cron schedule without a zone is read in the system default zone. The spec is
-   * validated as {@code schedule} does, except that it needs no registered handler.
+   * validated as {@code schedule} does, except that it needs no registered handler. These are the
+   * scheduled fire times, without jitter; {@link #nextDueTimes} shows when each fire is due.
    *
    * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
    */
@@ -47,6 +50,31 @@ public final class CronPreview {
    * {@code defaultZone}.
    */
   public static List<Instant> nextFireTimes(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
+    return preview(spec, from, n, defaultZone, false);
+  }
+
+  /**
+   * As {@link #nextFireTimes(JobSpec, Instant, int)}, but each fire's due time: its scheduled fire
+   * time plus the spec's jitter offset ({@link JobSpec#jitter(Duration)}), the same offset every
+   * instance computes. Without jitter these are the fire times. In fire order; each is at or after
+   * its fire time and, for a fixed rate, before the next fire time.
+   *
+   * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
+   */
+  public static List<Instant> nextDueTimes(JobSpec spec, Instant from, int n) {
+    return nextDueTimes(spec, from, n, ZoneId.systemDefault());
+  }
+
+  /**
+   * As {@link #nextDueTimes(JobSpec, Instant, int)}, reading a cron schedule without a zone in
+   * {@code defaultZone}.
+   */
+  public static List<Instant> nextDueTimes(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
+    return preview(spec, from, n, defaultZone, true);
+  }
+
+  private static List<Instant> preview(
+      JobSpec spec, Instant from, int n, ZoneId defaultZone, boolean jittered) {
     if (n < 0) {
       throw new IllegalArgumentException("number of fire times must not be negative: " + n);
     }
@@ -55,11 +83,12 @@ public final class CronPreview {
     }
     JobSpec named = spec != null && spec.handler() == null ? spec.handler("preview") : spec;
     Set<String> handlers = named == null ? Set.of() : Set.of(named.handler());
-    Timetable timetable = Timetables.of(new SpecValidator(handlers, defaultZone).validate(named));
+    JobSpec valid = new SpecValidator(handlers, defaultZone).validate(named);
+    Timetable timetable = Timetables.of(valid);
     List<Instant> fires = new ArrayList<>(Math.min(n, 1024));
     Optional<Instant> fire = n == 0 ? Optional.empty() : timetable.first(from);
     while (fire.isPresent() && fires.size() < n) {
-      fires.add(fire.get());
+      fires.add(jittered ? Jitter.due(valid, fire.get()) : fire.get());
       fire = fires.size() < n ? timetable.successor(fire.get()) : Optional.empty();
     }
     return List.copyOf(fires);

@@ -41,6 +41,38 @@ class CronPreviewTest {
         .containsExactly(at("2024-03-30T02:30+01:00"), at("2024-04-01T02:30+02:00"));
   }
 
+  /** Due times are the fire times plus each fire's jitter offset, as the scheduler runs them. */
+  @Test
+  void nextDueTimes_jitteredCron_showsEachFirePlusItsOffset() {
+    Duration jitter = Duration.ofMinutes(10);
+    JobSpec spec = JobSpec.named("poll").cron("0 0 * * * ?", BERLIN).jitter(jitter);
+    Instant from = at("2024-03-29T12:00+01:00");
+
+    var fires = CronPreview.nextFireTimes(spec, from, 5);
+    var due = CronPreview.nextDueTimes(spec, from, 5);
+
+    assertThat(fires).hasSize(5);
+    assertThat(due)
+        .containsExactlyElementsOf(
+            fires.stream()
+                .map(f -> f.plus(dev.kairos.engine.internal.Jitter.offset("poll", f, jitter)))
+                .toList());
+    for (int i = 0; i < 5; i++) {
+      assertThat(due.get(i)).isBetween(fires.get(i), fires.get(i).plus(jitter).minusNanos(1));
+    }
+    assertThat(CronPreview.nextDueTimes(spec.jitter(Duration.ZERO), from, 5)).isEqualTo(fires);
+  }
+
+  @Test
+  void nextDueTimes_badJitter_isRefusedNamingKeyAndValue() {
+    JobSpec spec =
+        JobSpec.named("tick").fixedRate(Duration.ofMinutes(5)).jitter(Duration.ofMinutes(5));
+
+    assertThatThrownBy(() -> CronPreview.nextDueTimes(spec, Instant.EPOCH, 3))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContainingAll("'tick'", "jitter", "PT5M");
+  }
+
   @Test
   void nextFireTimes_cronWithoutZone_usesDefaultZone() {
     JobSpec spec = JobSpec.named("report").handler("h").cron("0 0 9 * * ?");

@@ -45,6 +45,6 @@ class JdbcStoreAdminTest {
 
   @Test
   void schemaVersion_isTheLatestMigration() {
-    assertThat(JdbcStore.schemaVersion()).isEqualTo(3);
+    assertThat(JdbcStore.schemaVersion()).isEqualTo(4);
   }
 }

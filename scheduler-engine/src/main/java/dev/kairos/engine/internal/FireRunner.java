@@ -119,12 +119,15 @@ final class FireRunner {
 
   private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt) {
     Instant now = config.time().now();
-    MisfireRule.Decision d = MisfireRule.decide(tt, r.nextFireTime(), now, r.spec().misfire());
+    Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
+    MisfireRule.Decision d =
+        MisfireRule.decide(
+            tt, r.nextFireTime(), t -> Jitter.due(r.spec(), t), now, r.spec().misfire());
     if (d.dropped() > 0) {
       log.info(
           "job '{}': behind by {} (oldest missed fire {}); {} drops {} fire(s){}",
           r.key(),
-          Duration.between(r.nextFireTime(), now),
+          Duration.between(dueAt, now),
           r.nextFireTime(),
           r.spec().misfire(),
           d.dropped(),
@@ -134,7 +137,8 @@ final class FireRunner {
     if (!d.runs()) {
       Instant next = d.nextWhenNoRun().orElse(null);
       JobState state = next == null ? JobState.COMPLETE : JobState.SCHEDULED;
-      return replace(r, r.withSchedule(state, next, next, FireKind.TIMETABLE, 1));
+      Instant due = Jitter.due(r.spec(), next);
+      return replace(r, r.withSchedule(state, next, due, FireKind.TIMETABLE, 1));
     }
     return run(e, r, tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE));
   }
@@ -268,8 +272,8 @@ final class FireRunner {
     }
     JobState state =
         next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
-    return new NextState(
-        state, next, state == JobState.SCHEDULED ? next : null, FireKind.TIMETABLE, 1);
+    Instant due = state == JobState.SCHEDULED ? Jitter.due(r.spec(), next) : null;
+    return new NextState(state, next, due, FireKind.TIMETABLE, 1);
   }
 
   /** When to retry a failed fire, or null if its retry policy is spent (or it was a trigger). */

@@ -330,7 +330,7 @@ public final class KairosScheduler implements Scheduler {
     try {
       Instant now = config.time().now();
       Instant first = Timetables.of(valid).first(now).orElse(null);
-      Upsert u = config.store().upsert(JobRecord.fresh(valid, first));
+      Upsert u = config.store().upsert(fresh(valid, first));
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
         toHeap(List.of(valid.key()), () -> dispatcher.changed(valid.key(), u.record()));
@@ -391,7 +391,20 @@ public final class KairosScheduler implements Scheduler {
     }
     Instant next = r.nextFireTime();
     return r.withSchedule(
-        next == null ? JobState.COMPLETE : JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1);
+        next == null ? JobState.COMPLETE : JobState.SCHEDULED,
+        next,
+        Jitter.due(r.spec(), next),
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  /** A new job's record: first fire {@code first}, due at it plus its jitter. */
+  static JobRecord fresh(JobSpec spec, Instant first) {
+    JobRecord r = JobRecord.fresh(spec, first);
+    Instant due = Jitter.due(spec, first);
+    return due == null || due.equals(first)
+        ? r
+        : r.withSchedule(r.state(), first, due, FireKind.TIMETABLE, 1);
   }
 
   @Override
@@ -481,7 +494,7 @@ public final class KairosScheduler implements Scheduler {
       Instant now = config.time().now();
       List<JobRecord> fresh = new ArrayList<>(chunk.size());
       for (JobSpec spec : chunk) {
-        fresh.add(JobRecord.fresh(spec, Timetables.of(spec).first(now).orElse(null)));
+        fresh.add(fresh(spec, Timetables.of(spec).first(now).orElse(null)));
       }
       List<Upsert> results = config.store().upsertAll(fresh);
       List<JobRecord> changed = new ArrayList<>();

@@ -103,6 +103,51 @@ class ClusterTest {
     assertThat(ranOnInstances).containsExactlyInAnyOrder("a", "b", "c");
   }
 
+  /**
+   * Jittered jobs in a cluster: every fire runs once, with no gap, never before its scheduled fire
+   * time plus its offset, whichever instance computed that due time.
+   */
+  @Test
+  void threeInstances_jitteredFires_runOnceEach_neverBeforeTheirDueTime() {
+    for (String id : List.of("a", "b", "c")) {
+      instance(id, ctx -> {}).start();
+    }
+    Instant t0 = Instant.now().plusMillis(200);
+    Duration jitter = Duration.ofMillis(80);
+    for (int i = 0; i < 12; i++) {
+      instances
+          .get(i % 3)
+          .schedule(
+              JobSpec.named("jit" + i)
+                  .handler("h")
+                  .fixedRate(Duration.ofMillis(100))
+                  .startAt(t0)
+                  .jitter(jitter)
+                  .misfire(Misfire.catchUp()));
+    }
+
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(
+            () ->
+                java.util.stream.IntStream.range(0, 12)
+                    .allMatch(i -> fires("jit" + i).size() >= 10));
+
+    instances.forEach(KairosScheduler::close);
+    assertThat(duplicates.get()).isZero();
+    for (int i = 0; i < 12; i++) {
+      List<Instant> f = fires("jit" + i);
+      for (int k = 0; k < f.size(); k++) {
+        assertThat(f.get(k)).as("jit%d fire %d", i, k).isEqualTo(t0.plusMillis(100L * k));
+      }
+    }
+    for (JobContext run : runs) {
+      Instant due =
+          run.scheduledFireTime().plus(Jitter.offset(run.key(), run.scheduledFireTime(), jitter));
+      assertThat(run.actualStart()).as("%s", run.key()).isAfterOrEqualTo(due);
+    }
+  }
+
   private List<Instant> fires(String key) {
     return runs.stream()
         .filter(c -> c.key().equals(key))

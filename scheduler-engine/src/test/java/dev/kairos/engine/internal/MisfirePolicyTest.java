@@ -5,7 +5,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
+import dev.kairos.SchedulerListener;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -111,5 +117,46 @@ class MisfirePolicyTest {
 
     assertThat(h.fires()).containsExactly(0L, 600_000L, 660_000L);
     assertThat(h.runs.get(1).missedFires()).isEqualTo(10);
+  }
+
+  @Test
+  void catchUpWithin_makesUpOnlyTheFiresInsideTheWindow() {
+    Harness h = overrun(Misfire.catchUp().within(ofMillis(350)));
+
+    // Judged at 1100: the window reaches back to 750, so 200..700 are dropped.
+    assertThat(h.fires()).containsExactly(100L, 800L, 900L, 1000L, 1100L, 1200L, 1300L);
+    assertThat(h.starts()).containsExactly(100L, 1100L, 1100L, 1100L, 1100L, 1200L, 1300L);
+  }
+
+  /**
+   * A job held for a year (here: paused) under {@code catchUp().within(3 h)} makes up the last
+   * three hours, not a year; the dropped fires are reported to listeners, oldest first.
+   */
+  @Test
+  void catchUpWithin_afterAYear_replaysOnlyTheWindow_andReportsTheDroppedFires() {
+    List<String> dropped = new CopyOnWriteArrayList<>();
+    SchedulerListener listener =
+        new SchedulerListener() {
+          @Override
+          public void firesDropped(String key, Instant oldest, long n, Misfire policy) {
+            dropped.add(key + " " + Harness.ms(oldest) + " " + n + " " + policy);
+          }
+        };
+    Misfire policy = Misfire.catchUp().within(Duration.ofHours(3));
+    Harness h = new Harness(new InMemoryStore(), Kairos.builder().listener(listener), ctx -> {});
+    h.scheduler.schedule(
+        JobSpec.named("j").handler("h").fixedRate(Duration.ofHours(1)).misfire(policy));
+    h.runUntil(Harness.T0);
+    h.scheduler.pause("j");
+    Instant yearLater = Harness.T0.plus(Duration.ofDays(365)).plus(Duration.ofMinutes(30));
+    h.runUntil(yearLater);
+
+    h.scheduler.resume("j");
+    h.runUntil(yearLater);
+
+    long hour = Duration.ofHours(1).toMillis();
+    long lastFire = Duration.ofDays(365).toMillis();
+    assertThat(h.fires()).containsExactly(0L, lastFire - 2 * hour, lastFire - hour, lastFire);
+    assertThat(dropped).containsExactly("j " + hour + " " + (365 * 24 - 3) + " " + policy);
   }
 }

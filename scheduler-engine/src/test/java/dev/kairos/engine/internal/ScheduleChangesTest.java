@@ -53,6 +53,37 @@ class ScheduleChangesTest {
     assertThat(h.fires()).containsExactly(0L, 10_000L, 75_000L);
   }
 
+  /** A changed catch-up window or jitter is a changed definition: the upsert replaces the job. */
+  @Test
+  void schedule_changedWindowOrJitter_isAChangedDefinition() {
+    JobSpec base = every10s().misfire(Misfire.catchUp().within(ofSeconds(30)));
+    long v1 = versionAfter(base);
+
+    assertThat(versionAfter(base)).isEqualTo(v1);
+    long v2 = versionAfter(base.misfire(Misfire.catchUp().within(ofSeconds(40))));
+    assertThat(v2).isGreaterThan(v1);
+    long v3 = versionAfter(base.misfire(Misfire.catchUp()));
+    assertThat(v3).isGreaterThan(v2);
+    long v4 = versionAfter(base.misfire(Misfire.catchUp()).jitter(ofSeconds(3)));
+    assertThat(v4).isGreaterThan(v3);
+    long v5 = versionAfter(base.misfire(Misfire.catchUp()).jitter(ofSeconds(4)));
+    assertThat(v5).isGreaterThan(v4);
+    assertThat(versionAfter(base.misfire(Misfire.catchUp()).jitter(ofSeconds(4)))).isEqualTo(v5);
+    assertThat(h.scheduler.job("j").orElseThrow().spec().jitter()).contains(ofSeconds(4));
+  }
+
+  private long versionAfter(JobSpec spec) {
+    h.scheduler.schedule(spec);
+    return h.store.find("j").orElseThrow().version();
+  }
+
+  @Test
+  void jitterZero_isNoJitter() {
+    assertThat(every10s().jitter(Duration.ZERO)).isEqualTo(every10s());
+    assertThat(every10s().jitter(Duration.ZERO).jitter()).isEmpty();
+    assertThat(every10s().jitter(ofSeconds(1))).isNotEqualTo(every10s());
+  }
+
   @Test
   void pauseResumeTriggerUnschedule() {
     h.scheduler.schedule(every10s());
@@ -113,7 +144,18 @@ class ScheduleChangesTest {
         bad(ok.misfire(Misfire.catchUp(0)), "'k'", "catchUp", "0"),
         bad(ok.retry(Retry.backoff(0, ofSeconds(1))), "'k'", "attempts", "0"),
         bad(ok.retry(Retry.backoff(3, ofSeconds(-1))), "'k'", "retry", "PT-1S"),
-        bad(ok.initialDelay(ofSeconds(-1)), "'k'", "initial delay", "PT-1S"));
+        bad(ok.initialDelay(ofSeconds(-1)), "'k'", "initial delay", "PT-1S"),
+        bad(ok.misfire(Misfire.catchUp().within(Duration.ZERO)), "'k'", "window", "PT0S"),
+        bad(ok.misfire(Misfire.catchUp(3).within(ofSeconds(-1))), "'k'", "window", "PT-1S"),
+        bad(ok.jitter(ofSeconds(-1)), "'k'", "jitter", "PT-1S"),
+        bad(ok.jitter(ofSeconds(1)), "'k'", "jitter", "PT1S", "period"),
+        bad(ok.jitter(ofSeconds(2)), "'k'", "jitter", "PT2S", "period"),
+        bad(
+            JobSpec.named("k").handler("h").at(Instant.EPOCH).jitter(ofSeconds(1)),
+            "'k'",
+            "jitter",
+            "PT1S",
+            "one-shot"));
   }
 
   private static Arguments bad(JobSpec spec, String... words) {

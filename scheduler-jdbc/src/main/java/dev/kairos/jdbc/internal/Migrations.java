@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 public final class Migrations {
   /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
   public static final List<String> SCRIPTS =
-      List.of("V1__jobs.sql", "V2__cluster.sql", "V3__run_history.sql");
+      List.of("V1__jobs.sql", "V2__cluster.sql", "V3__run_history.sql", "V4__catch_up_window.sql");
 
   private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 

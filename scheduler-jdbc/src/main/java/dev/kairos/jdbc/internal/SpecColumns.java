@@ -45,8 +45,10 @@ final class SpecColumns {
           "misfire_kind",
           "misfire_max",
           "misfire_threshold",
+          "catch_up_window",
           "retry_max_attempts",
-          "retry_initial_delay");
+          "retry_initial_delay",
+          "jitter");
 
   private SpecColumns() {}
 
@@ -59,10 +61,12 @@ final class SpecColumns {
     Misfire m = spec.misfire();
     s.bind("misfire_kind", m == null ? null : misfireKind(m))
         .bind("misfire_max", m instanceof Misfire.CatchUp c ? c.max() : null)
-        .bind("misfire_threshold", m == null ? null : text(m.threshold()));
+        .bind("misfire_threshold", m == null ? null : text(m.threshold()))
+        .bind("catch_up_window", m instanceof Misfire.CatchUp c ? text(c.window()) : null);
     Retry r = spec.retry();
     s.bind("retry_max_attempts", r == null ? null : r.maxAttempts())
-        .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()));
+        .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()))
+        .bind("jitter", text(spec.jitter().orElse(null)));
   }
 
   private static void bindSchedule(SqlStatement<?> s, JobSpec spec) {
@@ -122,7 +126,8 @@ final class SpecColumns {
         .startAt(instant(rs, "start_at"))
         .initialDelay(duration(rs, "initial_delay"))
         .misfire(misfire(rs))
-        .retry(retry(rs));
+        .retry(retry(rs))
+        .jitter(duration(rs, "jitter"));
   }
 
   private static Schedule schedule(ResultSet rs) throws SQLException {
@@ -161,9 +166,15 @@ final class SpecColumns {
       return null;
     }
     var threshold = duration(rs, "misfire_threshold");
+    var window = duration(rs, "catch_up_window");
+    if (window != null && !kind.equals("CATCH_UP")) {
+      throw new IllegalArgumentException(
+          "catch_up_window " + window + " on misfire_kind '" + kind + "': only CATCH_UP has one");
+    }
     switch (kind) {
       case "CATCH_UP":
-        return new Misfire.CatchUp(required(integer(rs, "misfire_max"), "misfire_max"), threshold);
+        return new Misfire.CatchUp(
+            required(integer(rs, "misfire_max"), "misfire_max"), threshold, window);
       case "FIRE_ONCE":
         return new Misfire.FireOnce(threshold);
       case "SKIP":
