@@ -73,7 +73,9 @@ public interface Scheduler extends AutoCloseable {
   List<JobInfo> jobs();
 
   /**
-   * Stops firing the job, keeping it. A running run finishes. Returns false if unknown.
+   * Stops firing the job, keeping it. A running run finishes; a trigger not yet run is dropped. In
+   * cluster mode a fire another instance claimed before the pause was stored has started, and runs
+   * (its {@link JobContext#actualStart()} is the claim). Returns false if unknown.
    *
    * @param key the job's key
    * @return false if no job has this key

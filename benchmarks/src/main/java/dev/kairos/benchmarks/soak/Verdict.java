@@ -33,6 +33,7 @@ record Verdict(
     return duplicates.count() == 0
         && early.count() == 0
         && afterPause.count() == 0
+        && afterPauseElsewhere.count() == 0
         && missing.count() == 0;
   }
 
@@ -77,11 +78,7 @@ record Verdict(
         false);
     line(sb, "early runs", early, true);
     line(sb, "runs after pause/unschedule returned", afterPause, true);
-    line(
-        sb,
-        "runs on another instance after pause/unschedule returned (not judged)",
-        afterPauseElsewhere,
-        true);
+    line(sb, "runs on another instance after pause/unschedule returned", afterPauseElsewhere, true);
     line(sb, "missing slots", missing, false);
     line(sb, "slots not run yet at the horizon (job behind; not judged)", behind, false);
     int expected = 0;

@@ -418,7 +418,10 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     try {
-      if (dispatcher.triggerIfRunning(key)) {
+      // A job running here fires once more after its write-back (its row stays RUNNING, so a crash
+      // meanwhile still recovers the run). In cluster mode the trigger goes to the store at once
+      // instead: a pause() on another instance must be able to see and cancel it.
+      if (!clustered() && dispatcher.triggerIfRunning(key)) {
         return config.store().find(key).isPresent();
       }
       Instant now = config.time().now();
@@ -434,6 +437,10 @@ public final class KairosScheduler implements Scheduler {
     } finally {
       changes.unlock();
     }
+  }
+
+  private boolean clustered() {
+    return config.store() instanceof ClusterStore cs && cs.clustered();
   }
 
   @Override
