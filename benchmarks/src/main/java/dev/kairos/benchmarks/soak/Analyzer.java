@@ -133,10 +133,44 @@ final class Analyzer {
         if (explained) {
           v.atLeastOnce(example);
         } else {
-          v.duplicate(example);
+          v.duplicate(example + callsAround(ledger, later.key(), later.scheduled(), later.start()));
         }
       }
     }
+  }
+
+  /**
+   * The API calls on {@code key} and its runs that began from 2 s before {@code fire} to {@code
+   * until}, with their times relative to the fire, so that a failed verdict in CI explains itself.
+   */
+  static String callsAround(Ledger ledger, String key, long fire, long until) {
+    StringBuilder sb = new StringBuilder();
+    for (Call c : ledger.calls()) {
+      if (c.key().equals(key) && c.begin() >= fire - 2_000_000 && c.begin() <= until) {
+        sb.append("\n        ")
+            .append(c.op().name().toLowerCase())
+            .append(" on ")
+            .append(c.instance())
+            .append(" ")
+            .append(Verdict.ms(c.begin() - fire))
+            .append(" .. ")
+            .append(c.end() == Ledger.NEVER ? "never returned" : Verdict.ms(c.end() - fire))
+            .append(" -> ")
+            .append(c.result());
+      }
+    }
+    for (Run r : ledger.runs()) {
+      if (r.key().equals(key) && r.start() >= fire - 2_000_000 && r.start() <= until) {
+        sb.append("\n        run on ")
+            .append(r.instance())
+            .append(" of fire ")
+            .append(Verdict.ms(r.scheduled() - fire))
+            .append(" started ")
+            .append(Verdict.ms(r.start() - fire))
+            .append(r.recovery() ? " (recovery)" : "");
+      }
+    }
+    return sb.length() == 0 ? "" : "\n      calls and runs of the key, relative to the fire:" + sb;
   }
 
   private void early(Ledger ledger, Map<String, Job> jobs, Verdict.Builder v) {
