@@ -182,6 +182,9 @@ public final class JdbcStore implements ClusterStore {
    * needed), with a pool of {@value #DEFAULT_POOL_SIZE} connections that {@link #close()} closes.
    * Commits are written to the file before they return (H2's WRITE_DELAY is 0), so a crash of the
    * process loses nothing that returned.
+   *
+   * @param dir the folder holding the database file
+   * @return the store, not yet open
    */
   public static JdbcStore h2(Path dir) {
     return builder().h2(dir).build();
@@ -190,12 +193,19 @@ public final class JdbcStore implements ClusterStore {
   /**
    * A store over the user's data source, H2, PostgreSQL or MariaDB (detected at {@link #open()}),
    * which the store never closes.
+   *
+   * @param dataSource the database to use, left open by the store
+   * @return the store, not yet open
    */
   public static JdbcStore of(DataSource dataSource) {
     return builder().dataSource(dataSource).build();
   }
 
-  /** A builder with the defaults above: prefix "kairos_", schema created, completed jobs kept. */
+  /**
+   * A builder with the defaults above: prefix "kairos_", schema created, completed jobs kept.
+   *
+   * @return a new builder
+   */
   public static Builder builder() {
     return new Builder();
   }
@@ -308,6 +318,8 @@ public final class JdbcStore implements ClusterStore {
    * The rows of the jobs table that do not map to a job (edited by hand, say), by key, each with
    * the reason; {@link #findAll} skips them and {@link #find} throws. For administration tools (the
    * CLI's {@code doctor}); the rows are left as they are.
+   *
+   * @return the reason each unreadable row cannot be read, by job key, sorted; empty if none
    */
   public Map<String, String> unreadableJobs() {
     Map<String, String> out = new java.util.TreeMap<>();
@@ -322,6 +334,8 @@ public final class JdbcStore implements ClusterStore {
   /**
    * The schema version this code creates and works with; {@link #open()} upgrades older tables to
    * it and refuses newer ones.
+   *
+   * @return the schema version of this code
    */
   public static int schemaVersion() {
     return Migrations.latest();
@@ -627,7 +641,11 @@ public final class JdbcStore implements ClusterStore {
     return tables().cluster().liveInstances(within);
   }
 
-  /** Registered instances and their last heartbeat by the database clock, by id. */
+  /**
+   * Registered instances and their last heartbeat by the database clock, by id.
+   *
+   * @return the last heartbeat of each registered instance, by instance id
+   */
   public Map<String, Instant> instances() {
     return tables().cluster().instances();
   }
@@ -781,7 +799,12 @@ public final class JdbcStore implements ClusterStore {
 
     private Builder() {}
 
-    /** An embedded H2 database file in this folder (see {@link JdbcStore#h2(Path)}). */
+    /**
+     * An embedded H2 database file in this folder (see {@link JdbcStore#h2(Path)}).
+     *
+     * @param dir the folder of the database file, created if needed
+     * @return this builder
+     */
     public Builder h2(Path dir) {
       if (dir == null) {
         throw new IllegalArgumentException("H2 folder is null");
@@ -797,6 +820,9 @@ public final class JdbcStore implements ClusterStore {
     /**
      * A JDBC URL of H2, PostgreSQL or MariaDB; the store makes a pool for it and closes it. Its
      * driver must be on the class path: {@code open()} names the artifact to add if it is not.
+     *
+     * @param url the JDBC URL, starting with {@code jdbc:}
+     * @return this builder
      */
     public Builder url(String url) {
       if (url == null || !url.startsWith("jdbc:")) {
@@ -807,19 +833,34 @@ public final class JdbcStore implements ClusterStore {
       return this;
     }
 
-    /** The user for {@link #url(String)}. */
+    /**
+     * The user for {@link #url(String)}.
+     *
+     * @param user the database user, or null for none
+     * @return this builder
+     */
     public Builder user(String user) {
       this.user = user;
       return this;
     }
 
-    /** The password for {@link #url(String)}. */
+    /**
+     * The password for {@link #url(String)}.
+     *
+     * @param password the database password, or null for none
+     * @return this builder
+     */
     public Builder password(String password) {
       this.password = password;
       return this;
     }
 
-    /** Connections the store makes for a URL or H2 folder (default {@value #DEFAULT_POOL_SIZE}). */
+    /**
+     * Connections the store makes for a URL or H2 folder (default {@value #DEFAULT_POOL_SIZE}).
+     *
+     * @param poolSize the pool's maximum connections, at least 1
+     * @return this builder
+     */
     public Builder poolSize(int poolSize) {
       if (poolSize < 1) {
         throw new IllegalArgumentException("pool size must be at least 1: " + poolSize);
@@ -831,6 +872,9 @@ public final class JdbcStore implements ClusterStore {
     /**
      * The user's own data source, H2, PostgreSQL or MariaDB; never closed by the store. A driver's
      * plain data source, which opens a connection per call, is wrapped in a pool the store makes.
+     *
+     * @param dataSource the data source to use
+     * @return this builder
      */
     public Builder dataSource(DataSource dataSource) {
       if (dataSource == null) {
@@ -844,6 +888,9 @@ public final class JdbcStore implements ClusterStore {
     /**
      * Prefix of every table and index name (default {@value #DEFAULT_TABLE_PREFIX}): a letter or
      * underscore, then up to 30 letters, digits or underscores.
+     *
+     * @param prefix the table name prefix
+     * @return this builder
      */
     public Builder tablePrefix(String prefix) {
       if (prefix == null || !IDENTIFIER.matcher(prefix).matches()) {
@@ -860,19 +907,32 @@ public final class JdbcStore implements ClusterStore {
      * Whether {@code open()} creates and upgrades the tables (default true). With false, run the
      * DDL yourself; {@code open()} then only checks the schema version and fails clearly if the
      * tables are missing or out of date.
+     *
+     * @param createSchema false to manage the DDL yourself
+     * @return this builder
      */
     public Builder createSchema(boolean createSchema) {
       this.createSchema = createSchema;
       return this;
     }
 
-    /** Whether a one-shot job that has run stays, COMPLETE (default true), or is deleted. */
+    /**
+     * Whether a one-shot job that has run stays, COMPLETE (default true), or is deleted.
+     *
+     * @param keepCompleted false to delete one-shot jobs once they have run
+     * @return this builder
+     */
     public Builder keepCompleted(boolean keepCompleted) {
       this.keepCompleted = keepCompleted;
       return this;
     }
 
-    /** Runs kept per job (default {@value #DEFAULT_HISTORY_PER_JOB}; 0 keeps no history). */
+    /**
+     * Runs kept per job (default {@value #DEFAULT_HISTORY_PER_JOB}; 0 keeps no history).
+     *
+     * @param historyPerJob the most runs kept per job, 0 or more
+     * @return this builder
+     */
     public Builder historyPerJob(int historyPerJob) {
       if (historyPerJob < 0) {
         throw new IllegalArgumentException(
@@ -886,6 +946,9 @@ public final class JdbcStore implements ClusterStore {
      * Also deletes runs that ended longer than this before the job's newest run (default: kept up
      * to {@link #historyPerJob}). Applied when the history is trimmed, every {@value
      * JdbcStore#TRIM_INTERVAL} runs of a job.
+     *
+     * @param maxAge the longest age of a kept run, positive
+     * @return this builder
      */
     public Builder historyMaxAge(Duration maxAge) {
       if (maxAge == null || maxAge.isNegative() || maxAge.isZero()) {
@@ -901,6 +964,9 @@ public final class JdbcStore implements ClusterStore {
      * shared with other marks and write-backs). The mark makes the re-run after a crash carry
      * {@code recovery() == true}. A positive delay saves the marks of shorter runs, at a price: a
      * crash within the delay still re-runs the fire, but without the flag.
+     *
+     * @param delay how long a run lasts before it is marked, zero or more
+     * @return this builder
      */
     public Builder startMarkDelay(Duration delay) {
       if (delay == null || delay.isNegative()) {
@@ -918,6 +984,9 @@ public final class JdbcStore implements ClusterStore {
      * server ({@code jdbc:h2:tcp:...}, {@code AUTO_SERVER=TRUE}) or in-memory database ({@code
      * jdbc:h2:mem:...}, one JVM), which are polled. An embedded H2 file ({@link #h2(Path)}, {@code
      * jdbc:h2:file:...}) is refused: only one process can open it, so there is nothing to share.
+     *
+     * @param clustered true to share the tables with other instances
+     * @return this builder
      */
     public Builder clustered(boolean clustered) {
       this.clustered = clustered;
@@ -930,7 +999,11 @@ public final class JdbcStore implements ClusterStore {
       return this;
     }
 
-    /** The store; nothing is opened until {@link JdbcStore#open()}. */
+    /**
+     * The store; nothing is opened until {@link JdbcStore#open()}.
+     *
+     * @return the configured store, not yet open
+     */
     public JdbcStore build() {
       if (h2Dir == null && url == null && dataSource == null) {
         throw new IllegalStateException("no database: call h2(dir), url(...) or dataSource(...)");
