@@ -39,6 +39,10 @@ public final class CronPreview {
    * validated as {@code schedule} does, except that it needs no registered handler. These are the
    * scheduled fire times, without jitter; {@link #nextDueTimes} shows when each fire is due.
    *
+   * @param spec the job spec whose schedule to preview
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many fire times to compute, 0 or more
+   * @return up to {@code n} fire times in order; fewer if the schedule ends
    * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
    */
   public static List<Instant> nextFireTimes(JobSpec spec, Instant from, int n) {
@@ -48,6 +52,13 @@ public final class CronPreview {
   /**
    * As {@link #nextFireTimes(JobSpec, Instant, int)}, reading a cron schedule without a zone in
    * {@code defaultZone}.
+   *
+   * @param spec the job spec whose schedule to preview
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many fire times to compute, 0 or more
+   * @param defaultZone the zone of a cron schedule that names none
+   * @return up to {@code n} fire times in order; fewer if the schedule ends
+   * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
    */
   public static List<Instant> nextFireTimes(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
     return preview(spec, from, n, defaultZone, false);
@@ -59,6 +70,10 @@ public final class CronPreview {
    * instance computes. Without jitter these are the fire times. In fire order; each is at or after
    * its fire time and, for a fixed rate, before the next fire time.
    *
+   * @param spec the job spec whose schedule to preview
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many due times to compute, 0 or more
+   * @return up to {@code n} due times in fire order; fewer if the schedule ends
    * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
    */
   public static List<Instant> nextDueTimes(JobSpec spec, Instant from, int n) {
@@ -68,6 +83,13 @@ public final class CronPreview {
   /**
    * As {@link #nextDueTimes(JobSpec, Instant, int)}, reading a cron schedule without a zone in
    * {@code defaultZone}.
+   *
+   * @param spec the job spec whose schedule to preview
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many due times to compute, 0 or more
+   * @param defaultZone the zone of a cron schedule that names none
+   * @return up to {@code n} due times in fire order; fewer if the schedule ends
+   * @throws IllegalArgumentException if the spec is invalid (naming its key) or {@code n < 0}
    */
   public static List<Instant> nextDueTimes(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
     return preview(spec, from, n, defaultZone, true);
@@ -98,6 +120,10 @@ public final class CronPreview {
    * A description of a cron expression in words, in the locale's language where cron-utils has one
    * (English otherwise), for example "every 5 minutes".
    *
+   * @param expression the cron expression
+   * @param syntax the cron dialect the expression is written in
+   * @param locale the language of the description
+   * @return the description
    * @throws IllegalArgumentException if the expression is invalid, saying which field and why
    */
   public static String describe(String expression, CronSyntax syntax, Locale locale) {

@@ -92,6 +92,9 @@ public final class InMemoryStore implements ClusterStore {
   /**
    * A store for several schedulers in one JVM, in cluster mode: fires are claimed, leases judged by
    * {@code clock}.
+   *
+   * @param clock the time source that judges leases, shared by the schedulers
+   * @return a new, empty clustered store
    */
   public static InMemoryStore shared(TimeSource clock) {
     if (clock == null) {
@@ -354,7 +357,11 @@ public final class InMemoryStore implements ClusterStore {
     instances.remove(instance);
   }
 
-  /** Instances and their last heartbeat (store clock). */
+  /**
+   * Instances and their last heartbeat (store clock).
+   *
+   * @return an immutable copy of each registered instance's last heartbeat, by instance id
+   */
   public synchronized Map<String, Instant> instances() {
     return Map.copyOf(instances);
   }

@@ -251,6 +251,9 @@ public final class Kairos {
      * the first failure is logged at WARN. When the timeout runs out, {@code start()} throws a
      * {@link dev.kairos.StoreException} naming the store, the attempts and the last failure. Zero:
      * one attempt.
+     *
+     * @param startupTimeout how long to retry opening the store, zero or more
+     * @return this builder
      */
     public Builder startupTimeout(Duration startupTimeout) {
       if (startupTimeout == null || startupTimeout.isNegative()) {

@@ -22,7 +22,11 @@ public final class ManualClock implements TimeSource {
   private final Object lock = new Object();
   private Instant now;
 
-  /** A clock standing at {@code start}. */
+  /**
+   * A clock standing at {@code start}.
+   *
+   * @param start the clock's initial time
+   */
   public ManualClock(Instant start) {
     this.now = start;
   }
@@ -34,7 +38,11 @@ public final class ManualClock implements TimeSource {
     }
   }
 
-  /** Moves the clock forward and wakes every waiter. */
+  /**
+   * Moves the clock forward and wakes every waiter.
+   *
+   * @param duration how far to move, not negative
+   */
   public void advance(Duration duration) {
     if (duration.isNegative()) {
       throw new IllegalArgumentException("a manual clock does not go back: " + duration);
@@ -46,7 +54,11 @@ public final class ManualClock implements TimeSource {
     listeners.forEach(Runnable::run);
   }
 
-  /** Moves the clock to {@code instant} (not before the current time) and wakes every waiter. */
+  /**
+   * Moves the clock to {@code instant} (not before the current time) and wakes every waiter.
+   *
+   * @param instant the new time, not before the current one
+   */
   public void set(Instant instant) {
     advance(Duration.between(now(), instant));
   }

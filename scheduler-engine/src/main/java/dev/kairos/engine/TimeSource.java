@@ -12,25 +12,42 @@ import java.util.function.Supplier;
  */
 public interface TimeSource {
 
-  /** The current instant. */
+  /**
+   * The current instant.
+   *
+   * @return the current instant of this source
+   */
   Instant now();
 
   /**
    * How many real nanoseconds to wait until this time source reaches {@code deadline}: zero or less
    * if it has; {@link Long#MAX_VALUE} if only an explicit advance can get it there (a manual
    * clock), in which case the source calls its listeners when it moves.
+   *
+   * @param deadline the instant to wait for
+   * @return the real nanoseconds to wait: zero or less if reached, {@link Long#MAX_VALUE} if only
+   *     an advance can reach it
    */
   long nanosUntil(Instant deadline);
 
-  /** Registers a callback run each time this source jumps forward (manual clocks only). */
+  /**
+   * Registers a callback run each time this source jumps forward (manual clocks only).
+   *
+   * @param onAdvance the callback, run on the thread that advances the clock
+   */
   default void addListener(Runnable onAdvance) {}
 
-  /** Removes a callback registered with {@link #addListener}. */
+  /**
+   * Removes a callback registered with {@link #addListener}.
+   *
+   * @param onAdvance the callback to remove; nothing happens if it is not registered
+   */
   default void removeListener(Runnable onAdvance) {}
 
   /**
    * Blocks the calling thread until this source has moved {@code duration} forward.
    *
+   * @param duration how far this source must move
    * @throws InterruptedException if interrupted while waiting
    */
   default void sleep(Duration duration) throws InterruptedException {
@@ -41,13 +58,20 @@ public interface TimeSource {
     }
   }
 
-  /** The system's UTC clock, waiting in real time. The default. */
+  /**
+   * The system's UTC clock, waiting in real time. The default.
+   *
+   * @return the system UTC time source
+   */
   static TimeSource system() {
     return SystemTimeSource.UTC;
   }
 
   /**
    * The system clock shifted by {@code offset} (for example to test clock skew between instances).
+   *
+   * @param offset added to the system time; negative puts the clock behind
+   * @return the shifted time source
    */
   static TimeSource offset(Duration offset) {
     return new SystemTimeSource(offset, 1.0, null);
@@ -66,6 +90,10 @@ public interface TimeSource {
    * JdbcStore store = JdbcStore.builder().url(url).clustered(true).build();
    * Kairos.builder().store(store).clock(TimeSource.following(store::storeNow, Duration.ofSeconds(10)))
    * }</pre>
+   *
+   * @param reference the clock to follow, for example the database's
+   * @param resample how often the offset to the reference is sampled again
+   * @return a time source that follows {@code reference}
    */
   static TimeSource following(Supplier<Instant> reference, Duration resample) {
     if (reference == null) {
@@ -80,12 +108,21 @@ public interface TimeSource {
   /**
    * A clock that starts at the current instant and runs {@code speed} times faster than real time
    * (for demos: 3600 makes an hour pass each second). Waits are shortened accordingly.
+   *
+   * @param speed how many times faster than real time, positive and finite
+   * @return the accelerated clock
    */
   static TimeSource accelerated(double speed) {
     return accelerated(Instant.now(), speed);
   }
 
-  /** A clock that starts at {@code origin} and runs {@code speed} times faster than real time. */
+  /**
+   * A clock that starts at {@code origin} and runs {@code speed} times faster than real time.
+   *
+   * @param origin the clock's initial time
+   * @param speed how many times faster than real time, positive and finite
+   * @return the accelerated clock
+   */
   static TimeSource accelerated(Instant origin, double speed) {
     if (!(speed > 0) || Double.isInfinite(speed)) {
       throw new IllegalArgumentException("speed must be positive and finite: " + speed);
