@@ -29,17 +29,31 @@ public record DstPolicy(Gap gap, Overlap overlap) {
 
   private static final DstPolicy DEFAULT = new DstPolicy(Gap.SHIFT, Overlap.FIRST);
 
-  /** Shift gap times to the end of the gap; fire repeated times once, at the first occurrence. */
+  /**
+   * Shift gap times to the end of the gap; fire repeated times once, at the first occurrence.
+   *
+   * @return the default policy
+   */
   public static DstPolicy defaults() {
     return DEFAULT;
   }
 
-  /** The default policy with another gap rule. */
+  /**
+   * The default policy with another gap rule.
+   *
+   * @param gap what to do with a time that falls in a gap
+   * @return a new policy
+   */
   public DstPolicy gap(Gap gap) {
     return new DstPolicy(gap, overlap);
   }
 
-  /** The default policy with another overlap rule. */
+  /**
+   * The default policy with another overlap rule.
+   *
+   * @param overlap what to do with a time that occurs twice
+   * @return a new policy
+   */
   public DstPolicy overlap(Overlap overlap) {
     return new DstPolicy(gap, overlap);
   }

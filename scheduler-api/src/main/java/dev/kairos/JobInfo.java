@@ -30,12 +30,20 @@ public record JobInfo(
     long runCount,
     long failureCount) {
 
-  /** The job's key. */
+  /**
+   * The job's key.
+   *
+   * @return the key
+   */
   public String key() {
     return spec.key();
   }
 
-  /** The scheduled time of the next fire, if the job has one. */
+  /**
+   * The scheduled time of the next fire, if the job has one.
+   *
+   * @return the next fire time, or empty if none
+   */
   public Optional<Instant> next() {
     return Optional.ofNullable(nextFireTime);
   }

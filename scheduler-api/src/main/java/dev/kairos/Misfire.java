@@ -37,28 +37,54 @@ public sealed interface Misfire permits Misfire.CatchUp, Misfire.FireOnce, Misfi
   /** The default threshold: a fire more than one second late is a misfire. */
   Duration DEFAULT_THRESHOLD = Duration.ofSeconds(1);
 
-  /** How late a fire may start and still count as on time. */
+  /**
+   * How late a fire may start and still count as on time.
+   *
+   * @return the threshold
+   */
   Duration threshold();
 
-  /** This policy with another threshold (validated when the job is scheduled: not negative). */
+  /**
+   * This policy with another threshold (validated when the job is scheduled: not negative).
+   *
+   * @param threshold how late a fire may start, not negative
+   * @return a policy like this one with that threshold
+   */
   Misfire threshold(Duration threshold);
 
-  /** Runs every missed fire, oldest first (ScheduledThreadPoolExecutor's fixed-rate behaviour). */
+  /**
+   * Runs every missed fire, oldest first (ScheduledThreadPoolExecutor's fixed-rate behaviour).
+   *
+   * @return the catch-up policy without a limit
+   */
   static CatchUp catchUp() {
     return new CatchUp(Integer.MAX_VALUE, DEFAULT_THRESHOLD, null);
   }
 
-  /** Runs only the newest {@code max} missed fires (validated when scheduled: at least 1). */
+  /**
+   * Runs only the newest {@code max} missed fires (validated when scheduled: at least 1).
+   *
+   * @param max how many of the newest missed fires to run, at least 1
+   * @return the limited catch-up policy
+   */
   static CatchUp catchUp(int max) {
     return new CatchUp(max, DEFAULT_THRESHOLD, null);
   }
 
-  /** Runs once for all missed fires, then resumes the timetable. The default policy. */
+  /**
+   * Runs once for all missed fires, then resumes the timetable. The default policy.
+   *
+   * @return the fire-once policy
+   */
   static Misfire fireOnce() {
     return new FireOnce(DEFAULT_THRESHOLD);
   }
 
-  /** Runs none of the missed fires and waits for the next future one. */
+  /**
+   * Runs none of the missed fires and waits for the next future one.
+   *
+   * @return the skip policy
+   */
   static Misfire skip() {
     return new Skip(DEFAULT_THRESHOLD);
   }

@@ -12,7 +12,11 @@ import java.time.Duration;
 public record Retry(int maxAttempts, Duration initialDelay) {
   private static final Retry NONE = new Retry(1, Duration.ZERO);
 
-  /** No retry: a failed fire is recorded and the job waits for its next fire. */
+  /**
+   * No retry: a failed fire is recorded and the job waits for its next fire.
+   *
+   * @return the no-retry policy
+   */
   public static Retry none() {
     return NONE;
   }
@@ -21,12 +25,21 @@ public record Retry(int maxAttempts, Duration initialDelay) {
    * Retries a failed fire up to {@code maxAttempts} attempts in all, waiting {@code initialDelay}
    * before the second attempt, twice that before the third, and so on. Validated when the job is
    * scheduled.
+   *
+   * @param maxAttempts attempts per fire in all, the first included
+   * @param initialDelay the wait before the second attempt
+   * @return the backoff policy
    */
   public static Retry backoff(int maxAttempts, Duration initialDelay) {
     return new Retry(maxAttempts, initialDelay);
   }
 
-  /** The delay before attempt {@code nextAttempt} (2 or more): {@code initialDelay * 2^(n-2)}. */
+  /**
+   * The delay before attempt {@code nextAttempt} (2 or more): {@code initialDelay * 2^(n-2)}.
+   *
+   * @param nextAttempt the attempt about to be scheduled, 2 or more
+   * @return how long to wait before it
+   */
   public Duration delayBefore(int nextAttempt) {
     int doublings = Math.min(Math.max(nextAttempt - 2, 0), 30);
     return initialDelay.multipliedBy(1L << doublings);

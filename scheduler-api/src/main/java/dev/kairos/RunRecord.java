@@ -31,7 +31,18 @@ public record RunRecord(
     boolean recovery,
     int missedFires) {
 
-  /** A run that was no recovery and stood for no missed fire. */
+  /**
+   * A run that was no recovery and stood for no missed fire.
+   *
+   * @param key the job
+   * @param scheduledFireTime the fire that ran
+   * @param start start of the run
+   * @param end end of the run
+   * @param outcome how it ended
+   * @param error failure message, or null
+   * @param attempt its attempt number, from 1
+   * @param instance id of the instance that ran it
+   */
   public RunRecord(
       String key,
       Instant scheduledFireTime,

@@ -41,6 +41,7 @@ public interface Scheduler extends AutoCloseable {
    * transaction) each. If the store fails midway, the chunks before are stored and the exception
    * says how many jobs; calling again with the same specs finishes the batch (it is an upsert).
    *
+   * @param specs the jobs to schedule, with distinct keys
    * @return the stored jobs after the call, in the order of {@code specs}
    * @throws IllegalArgumentException naming every invalid spec and every duplicate key; nothing is
    *     written then
@@ -51,6 +52,7 @@ public interface Scheduler extends AutoCloseable {
    * {@link #unschedule} for many jobs at once, in chunks of 1,000 keys, one transaction each.
    * Unknown keys are ignored; a key given twice counts once.
    *
+   * @param keys the keys of the jobs to delete
    * @return how many jobs were deleted
    * @throws IllegalArgumentException if the collection or any key in it is null; nothing is deleted
    *     then
@@ -130,6 +132,8 @@ public interface Scheduler extends AutoCloseable {
    * see {@code dev.kairos.spi.JobRules}) or that map to no job at all. Each is logged once, never
    * fired and never rewritten; {@link #schedule} of its key replaces it, {@link #unschedule}
    * deletes it. Reads the whole store.
+   *
+   * @return the unreadable jobs, ordered by key; empty if none
    */
   List<UnreadableJob> unreadable();
 

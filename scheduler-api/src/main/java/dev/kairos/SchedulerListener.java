@@ -8,13 +8,28 @@ import java.time.Instant;
  * quick and must not throw (a thrown exception is logged and ignored).
  */
 public interface SchedulerListener {
-  /** A run is about to start. */
+  /**
+   * A run is about to start.
+   *
+   * @param context the run about to start
+   */
   default void runStarted(JobContext context) {}
 
-  /** A run returned normally. */
+  /**
+   * A run returned normally.
+   *
+   * @param context the run that succeeded
+   * @param took how long the run took
+   */
   default void runSucceeded(JobContext context, Duration took) {}
 
-  /** A run threw; {@code willRetry} tells whether another attempt is scheduled. */
+  /**
+   * A run threw; {@code willRetry} tells whether another attempt is scheduled.
+   *
+   * @param context the run that failed
+   * @param error what the handler threw
+   * @param willRetry true if another attempt of this fire is scheduled
+   */
   default void runFailed(JobContext context, Throwable error, boolean willRetry) {}
 
   /**

@@ -23,12 +23,23 @@ public record SchedulerStats(
     int liveInstances,
     boolean instanceAlive) {
 
-  /** The view of a scheduler outside cluster mode: no live instances counted, alive. */
+  /**
+   * The view of a scheduler outside cluster mode: no live instances counted, alive.
+   *
+   * @param queuedJobs jobs waiting in the in-memory heap for their next fire
+   * @param runningJobs jobs whose run is in progress
+   * @param workers the size of the worker pool
+   * @param storeAvailable false while the store fails and the engine retries it
+   */
   public SchedulerStats(int queuedJobs, int runningJobs, int workers, boolean storeAvailable) {
     this(queuedJobs, runningJobs, workers, storeAvailable, 0, true);
   }
 
-  /** Workers not running a job. */
+  /**
+   * Workers not running a job.
+   *
+   * @return {@code workers - runningJobs}, not below 0
+   */
   public int idleWorkers() {
     return Math.max(0, workers - runningJobs);
   }

@@ -17,16 +17,32 @@ import java.util.Optional;
  */
 public interface ClusterStore extends JobStore {
 
-  /** True when this store is switched to cluster mode; otherwise the engine never claims. */
+  /**
+   * True when this store is switched to cluster mode; otherwise the engine never claims.
+   *
+   * @return whether the store is in cluster mode
+   */
   boolean clustered();
 
-  /** Registers (or re-registers) a live instance. */
+  /**
+   * Registers (or re-registers) a live instance.
+   *
+   * @param instance the instance id
+   */
   void register(String instance);
 
-  /** Records that the instance is alive (store clock). */
+  /**
+   * Records that the instance is alive (store clock).
+   *
+   * @param instance the instance id
+   */
   void heartbeat(String instance);
 
-  /** Removes an instance that shuts down cleanly. */
+  /**
+   * Removes an instance that shuts down cleanly.
+   *
+   * @param instance the instance id
+   */
   void deregister(String instance);
 
   /**
@@ -36,6 +52,8 @@ public interface ClusterStore extends JobStore {
    * live lease on it; or if the lease of a previous claim has expired (then the claimed record says
    * so: a recovery). The claimed record's last start is the store's time of the claim.
    *
+   * @param expected the record the fire was read from
+   * @param instance the claiming instance
    * @param lease how long the claim holds without renewal, by the store's clock
    * @return the claimed record (state RUNNING, version incremented), or empty if the claim lost
    */
@@ -47,7 +65,9 @@ public interface ClusterStore extends JobStore {
    * restarted with the same id never renews a claim its dead predecessor left behind. Rows are
    * locked one at a time, in key order, so renewal cannot deadlock with a write-back.
    *
+   * @param instance the instance that holds the claims
    * @param claimedFires the scheduled fire each running claim was won on, by job key
+   * @param lease how long each renewed claim holds from now, by the store's clock
    * @return how many leases were extended
    */
   int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease);
@@ -58,6 +78,9 @@ public interface ClusterStore extends JobStore {
    * still {@code instance}'s on {@code claimedFire}, turning RUNNING back to SCHEDULED; the version
    * is kept, so the change's record stays current.
    *
+   * @param key the job
+   * @param instance the instance that holds the claim
+   * @param claimedFire the scheduled fire the claim was won on
    * @return true if the claim was released
    */
   boolean release(String key, String instance, Instant claimedFire);
@@ -66,16 +89,27 @@ public interface ClusterStore extends JobStore {
    * Jobs whose claim's lease has expired (their instance died mid-run), at most {@code limit}:
    * RUNNING jobs without a live lease, and jobs with a due time that were changed during the dead
    * instance's run (so no longer RUNNING) but still carry its expired lease.
+   *
+   * @param limit the most jobs returned
+   * @return the jobs with expired claims
    */
   List<JobRecord> expiredClaims(int limit);
 
   /**
    * Changes of jobs made after {@code cursor} (by any instance), in order, at most {@code limit}.
    * Start with {@link #changeCursor()}.
+   *
+   * @param cursor the position to read after
+   * @param limit the most changes returned
+   * @return the changes and the cursor to read after next
    */
   Changes changesSince(long cursor, int limit);
 
-  /** The current end of the change feed: changes made later have a higher cursor. */
+  /**
+   * The current end of the change feed: changes made later have a higher cursor.
+   *
+   * @return the cursor of the newest change
+   */
   long changeCursor();
 
   /**
@@ -83,6 +117,8 @@ public interface ClusterStore extends JobStore {
    * example PostgreSQL {@code LISTEN/NOTIFY}); a store without notifications simply waits. Returns
    * true if notified; the caller reads {@link #changesSince} either way.
    *
+   * @param max the longest wait
+   * @return true if a change was notified, false on timeout
    * @throws InterruptedException if interrupted while waiting
    */
   boolean awaitChange(Duration max) throws InterruptedException;
@@ -92,12 +128,19 @@ public interface ClusterStore extends JobStore {
    * engine shares due fires among them by key, so that normally one instance claims each fire and
    * the others do not race for it. The default, no list, turns sharing off: every instance tries
    * every fire and the claim decides.
+   *
+   * @param within how recent a heartbeat must be to count as live
+   * @return the live instance ids, sorted; empty to turn sharing off
    */
   default List<String> liveInstances(Duration within) {
     return List.of();
   }
 
-  /** The store's clock, which judges leases and liveness. */
+  /**
+   * The store's clock, which judges leases and liveness.
+   *
+   * @return the current time by the store's clock
+   */
   Instant storeNow();
 
   /**

@@ -45,7 +45,13 @@ public record JobRecord(
     long failureCount,
     long version) {
 
-  /** A new job, never run, due at {@code first} (null: never). */
+  /**
+   * A new job, never run, due at {@code first} (null: never).
+   *
+   * @param spec the definition
+   * @param first the first due time, or null for none
+   * @return the record: SCHEDULED (COMPLETE if {@code first} is null), no statistics
+   */
   public static JobRecord fresh(JobSpec spec, Instant first) {
     return new JobRecord(
         spec,
@@ -72,6 +78,8 @@ public record JobRecord(
    * within the process. A job deleted and created again under the same key so starts far above any
    * version its predecessor reached, and a write-back of the predecessor's last run (taken at one
    * of those versions) can never pass for a current one.
+   *
+   * @return a new version, above every one given before in this process
    */
   public static long firstVersion() {
     Instant now = Instant.now();
@@ -79,17 +87,30 @@ public record JobRecord(
     return LAST_FIRST_VERSION.updateAndGet(last -> Math.max(last + 1, micros));
   }
 
-  /** The job's key. */
+  /**
+   * The job's key.
+   *
+   * @return the key
+   */
   public String key() {
     return spec.key();
   }
 
-  /** The cursor position of this record. Requires a due time. */
+  /**
+   * The cursor position of this record. Requires a due time.
+   *
+   * @return the due time and key of this record
+   */
   public WindowCursor cursor() {
     return new WindowCursor(dueTime, key());
   }
 
-  /** This record with another definition. */
+  /**
+   * This record with another definition.
+   *
+   * @param s the new definition
+   * @return a copy with that definition
+   */
   public JobRecord withSpec(JobSpec s) {
     return new JobRecord(
         s,
@@ -108,7 +129,16 @@ public record JobRecord(
         version);
   }
 
-  /** This record with another schedule state; statistics and version kept. */
+  /**
+   * This record with another schedule state; statistics and version kept.
+   *
+   * @param newState the state
+   * @param next the next timetable fire, or null
+   * @param due the due time, or null
+   * @param kind why the job is due
+   * @param newAttempt the attempt number of the next run
+   * @return a copy with that schedule state
+   */
   public JobRecord withSchedule(
       JobState newState, Instant next, Instant due, FireKind kind, int newAttempt) {
     return new JobRecord(
@@ -128,7 +158,12 @@ public record JobRecord(
         version);
   }
 
-  /** This record with another version. */
+  /**
+   * This record with another version.
+   *
+   * @param v the new version
+   * @return a copy with that version
+   */
   public JobRecord withVersion(long v) {
     return new JobRecord(
         spec,
@@ -147,7 +182,11 @@ public record JobRecord(
         v);
   }
 
-  /** The public view of this record. */
+  /**
+   * The public view of this record.
+   *
+   * @return the job info
+   */
   public JobInfo toInfo() {
     return new JobInfo(
         spec,

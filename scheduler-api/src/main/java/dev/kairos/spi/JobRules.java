@@ -58,6 +58,7 @@ public final class JobRules {
    * Checks a key as every API call that takes one may: not blank, at most {@value #MAX_KEY_LENGTH}
    * characters, no control character or unpaired surrogate.
    *
+   * @param key the key to check
    * @throws IllegalArgumentException naming the key (control characters escaped as backslash-u
    *     codes)
    */
@@ -78,6 +79,7 @@ public final class JobRules {
    * Checks a definition: key, handler name, data, schedule, misfire policy and retry policy (not
    * whether the handler is registered, nor the cron expression's syntax).
    *
+   * @param spec the definition to check
    * @throws IllegalArgumentException naming the key and the problem
    */
   public static void checkSpec(JobSpec spec) {
@@ -110,6 +112,7 @@ public final class JobRules {
   /**
    * Checks a stored record: its definition ({@link #checkSpec}) and its schedule state.
    *
+   * @param r the record to check
    * @throws IllegalArgumentException naming the key and the problem
    */
   public static void checkRecord(JobRecord r) {
@@ -145,6 +148,8 @@ public final class JobRules {
    * Checks a stored record as {@link #checkRecord(JobRecord)} does, and against the catch-up rule
    * at {@code now} (see the class comment).
    *
+   * @param r the record to check
+   * @param now the current time, by the store's clock
    * @throws IllegalArgumentException naming the key and the problem
    */
   public static void checkRecord(JobRecord r, Instant now) {
@@ -172,6 +177,7 @@ public final class JobRules {
    * Checks a run read back from a store's history: it has an outcome, its attempt counts from 1,
    * and the missed fires it stood for are not negative.
    *
+   * @param r the run to check
    * @throws IllegalArgumentException naming the key and the problem
    */
   public static void checkRun(RunRecord r) {
@@ -193,7 +199,13 @@ public final class JobRules {
     }
   }
 
-  /** The reason a record breaks a rule at {@code now}, or null if it breaks none. */
+  /**
+   * The reason a record breaks a rule at {@code now}, or null if it breaks none.
+   *
+   * @param r the record to check
+   * @param now the current time, by the store's clock
+   * @return the problem naming the key, or null
+   */
   public static String problem(JobRecord r, Instant now) {
     try {
       checkRecord(r, now);
@@ -298,6 +310,9 @@ public final class JobRules {
   /**
    * The text with control characters and unpaired surrogates escaped as backslash-u codes, as the
    * messages show keys; null stays null.
+   *
+   * @param s the text, or null
+   * @return the printable text
    */
   public static String printable(String s) {
     if (s == null || badCharacter(s) == null) {

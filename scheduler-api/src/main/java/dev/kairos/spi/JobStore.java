@@ -26,30 +26,54 @@ public interface JobStore extends AutoCloseable {
    * Inserts {@code fresh} if no job has its key; if one has and its definition equals {@code
    * fresh.spec()}, leaves it; otherwise replaces its definition and schedule state with {@code
    * fresh}'s, keeping its statistics, and increments its version.
+   *
+   * @param fresh the job as newly scheduled
+   * @return what the store did
    */
   Upsert upsert(JobRecord fresh);
 
-  /** The job with this key. */
+  /**
+   * The job with this key.
+   *
+   * @param key the job key
+   * @return the job, or empty if there is none
+   */
   Optional<JobRecord> find(String key);
 
-  /** All jobs, ordered by key. Meant for administration, not for the fire path. */
+  /**
+   * All jobs, ordered by key. Meant for administration, not for the fire path.
+   *
+   * @return every job
+   */
   List<JobRecord> findAll();
 
   /**
    * Replaces the job's definition and schedule state with {@code updated}'s if its stored version
    * is {@code expectedVersion}; statistics are kept.
    *
+   * @param updated the new definition and schedule state
+   * @param expectedVersion the version the change was read at
    * @return the stored record (version incremented), or empty if the key is gone or the version
    *     differs
    */
   Optional<JobRecord> replace(JobRecord updated, long expectedVersion);
 
-  /** Deletes the job and its history. Returns false if there was none. */
+  /**
+   * Deletes the job and its history. Returns false if there was none.
+   *
+   * @param key the job key
+   * @return true if the job was deleted
+   */
   boolean delete(String key);
 
   /**
    * Jobs with a due time, ordered by (due time, key), strictly after {@code after} (null: from the
    * start) and due strictly before {@code before}; at most {@code limit}.
+   *
+   * @param after the position to start after, or null
+   * @param before the due-time bound, exclusive
+   * @param limit the most jobs returned
+   * @return the jobs due in that window
    */
   List<JobRecord> due(WindowCursor after, Instant before, int limit);
 
@@ -57,6 +81,11 @@ public interface JobStore extends AutoCloseable {
    * Marks that a run of the job started: state {@code RUNNING} (unless paused) and last start. Does
    * not change the version. A store may make this durable lazily; until it is, a crash loses only
    * the recovery flag of the re-run, never the fire.
+   *
+   * @param key the job
+   * @param scheduledFireTime the fire that starts
+   * @param start when the run started
+   * @param instance the instance that runs it
    */
   void runStarted(String key, Instant scheduledFireTime, Instant start, String instance);
 
@@ -67,11 +96,18 @@ public interface JobStore extends AutoCloseable {
    * result's, so the fire that ran does not run again after the trigger). A completed one-shot job
    * may be deleted, by the store's retention setting.
    *
+   * @param result the finished run and the new schedule state
    * @return the job as now stored, or empty if it was deleted (meanwhile, or by retention)
    */
   Optional<JobRecord> runFinished(RunResult result);
 
-  /** The newest {@code limit} runs of a job, newest first. */
+  /**
+   * The newest {@code limit} runs of a job, newest first.
+   *
+   * @param key the job
+   * @param limit the most runs returned
+   * @return the runs, newest first
+   */
   List<RunRecord> history(String key, int limit);
 
   /**
@@ -80,6 +116,8 @@ public interface JobStore extends AutoCloseable {
    * and {@link #findAll}, and {@link #find} throws {@link dev.kairos.UnreadableJobException} for
    * them. A store that holds only what it was given (as the in-memory store does) has none: the
    * default.
+   *
+   * @return the unreadable jobs, ordered by key
    */
   default List<UnreadableJob> unreadable() {
     return List.of();
@@ -93,6 +131,7 @@ public interface JobStore extends AutoCloseable {
    * once per record, so a failure may leave a prefix of the batch stored. The engine passes at most
    * a few hundred to a thousand records per call.
    *
+   * @param fresh the records to upsert, with distinct keys
    * @return one result per record, in the order given
    */
   default List<Upsert> upsertAll(List<JobRecord> fresh) {
@@ -107,6 +146,7 @@ public interface JobStore extends AutoCloseable {
    * {@link #delete} of each key. A store that overrides this deletes the batch in one transaction;
    * the default calls {@link #delete} once per key.
    *
+   * @param keys the keys of the jobs to delete
    * @return the keys that were deleted (the others had no job), each once
    */
   default List<String> deleteAll(Collection<String> keys) {

@@ -47,12 +47,53 @@ public record RunResult(
     boolean recovery,
     int missedFires) {
 
-  /** Refuses a negative missed-fire count, naming the job. */
+  /**
+   * Refuses a negative missed-fire count, naming the job.
+   *
+   * @param key the job
+   * @param expectedVersion the version the run was taken at; the new state applies only if the
+   *     stored version still equals it
+   * @param scheduledFireTime the fire that ran
+   * @param attempt its attempt number, from 1
+   * @param start start of the run
+   * @param end end of the run
+   * @param outcome how it ended
+   * @param error failure message, or null
+   * @param instance id of the instance that ran it
+   * @param state new state: SCHEDULED or COMPLETE
+   * @param nextFireTime new next timetable fire, or null
+   * @param dueTime new due time, or null
+   * @param dueKind why it is due
+   * @param nextAttempt attempt number of the next run
+   * @param spec the definition the run was taken with, or null if unknown
+   * @param recovery true if the run repeated a fire whose earlier run was cut off
+   * @param missedFires how many missed fires the run stood for, not negative
+   * @throws IllegalArgumentException if {@code missedFires} is negative
+   */
   public RunResult {
     JobRules.checkMissedFires(key, missedFires);
   }
 
-  /** A result that was no recovery and stood for no missed fire. */
+  /**
+   * A result that was no recovery and stood for no missed fire.
+   *
+   * @param key the job
+   * @param expectedVersion the version the run was taken at; the new state applies only if the
+   *     stored version still equals it
+   * @param scheduledFireTime the fire that ran
+   * @param attempt its attempt number, from 1
+   * @param start start of the run
+   * @param end end of the run
+   * @param outcome how it ended
+   * @param error failure message, or null
+   * @param instance id of the instance that ran it
+   * @param state new state: SCHEDULED or COMPLETE
+   * @param nextFireTime new next timetable fire, or null
+   * @param dueTime new due time, or null
+   * @param dueKind why it is due
+   * @param nextAttempt attempt number of the next run
+   * @param spec the definition the run was taken with, or null if unknown
+   */
   public RunResult(
       String key,
       long expectedVersion,
@@ -89,7 +130,25 @@ public record RunResult(
         0);
   }
 
-  /** A result without the definition it was taken with (treated as unchanged). */
+  /**
+   * A result without the definition it was taken with (treated as unchanged).
+   *
+   * @param key the job
+   * @param expectedVersion the version the run was taken at; the new state applies only if the
+   *     stored version still equals it
+   * @param scheduledFireTime the fire that ran
+   * @param attempt its attempt number, from 1
+   * @param start start of the run
+   * @param end end of the run
+   * @param outcome how it ended
+   * @param error failure message, or null
+   * @param instance id of the instance that ran it
+   * @param state new state: SCHEDULED or COMPLETE
+   * @param nextFireTime new next timetable fire, or null
+   * @param dueTime new due time, or null
+   * @param dueKind why it is due
+   * @param nextAttempt attempt number of the next run
+   */
   public RunResult(
       String key,
       long expectedVersion,
@@ -145,6 +204,7 @@ public record RunResult(
    *
    * @param stored the job as stored before the write-back
    * @param leasedToAnother true if another instance holds a claim on the job
+   * @return the record to store
    */
   public JobRecord applyTo(JobRecord stored, boolean leasedToAnother) {
     JobRecord r = stored;
