@@ -95,7 +95,11 @@ public final class KairosCli implements Callable<Integer> {
   @Option(names = "--json", scope = ScopeType.INHERIT, description = "JSON output for scripts")
   boolean json;
 
-  /** Runs the tool and exits with its exit code. */
+  /**
+   * Runs the tool and exits with its exit code.
+   *
+   * @param args the command line
+   */
   public static void main(String[] args) {
     System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "error");
     System.setProperty("org.slf4j.simpleLogger.log.dev.kairos.dashboard", "info");
@@ -104,7 +108,14 @@ public final class KairosCli implements Callable<Integer> {
     System.exit(run(out, err, args));
   }
 
-  /** Runs the tool with these arguments, writing to {@code out} and {@code err}. */
+  /**
+   * Runs the tool with these arguments, writing to {@code out} and {@code err}.
+   *
+   * @param out where results are written
+   * @param err where errors and usage are written
+   * @param args the command line
+   * @return the exit code, 0 on success
+   */
   public static int run(PrintWriter out, PrintWriter err, String... args) {
     CommandLine cli = new CommandLine(new KairosCli());
     cli.setOut(out);

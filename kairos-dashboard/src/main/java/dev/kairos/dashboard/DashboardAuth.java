@@ -21,12 +21,19 @@ import java.util.Optional;
 @FunctionalInterface
 public interface DashboardAuth {
 
-  /** The authenticated user's name, or empty to refuse the request with 401. */
+  /**
+   * The authenticated user's name, or empty to refuse the request with 401.
+   *
+   * @param request the request to authenticate
+   * @return the user's name, or empty to refuse
+   */
   Optional<String> user(DashboardRequest request);
 
   /**
    * The {@code WWW-Authenticate} header value sent with a 401, if the hook wants a challenge (HTTP
    * basic does); none by default.
+   *
+   * @return the header value, or empty for no challenge
    */
   default Optional<String> challenge() {
     return Optional.empty();
@@ -35,6 +42,10 @@ public interface DashboardAuth {
   /**
    * HTTP basic authentication with one user and password (compared in constant time). Use it behind
    * TLS (a reverse proxy) only: basic sends the password with every request.
+   *
+   * @param user the user name
+   * @param password the user's password
+   * @return the basic authentication hook
    */
   static DashboardAuth basic(String user, String password) {
     if (user == null || user.isEmpty() || user.contains(":") || password == null) {

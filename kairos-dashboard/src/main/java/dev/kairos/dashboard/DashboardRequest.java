@@ -16,7 +16,12 @@ import java.util.Optional;
 public record DashboardRequest(
     String method, String path, Map<String, List<String>> headers, InetSocketAddress remote) {
 
-  /** The first value of a header (the name in any case), if present. */
+  /**
+   * The first value of a header (the name in any case), if present.
+   *
+   * @param name the header name
+   * @return the header's first value, or empty if absent
+   */
   public Optional<String> header(String name) {
     List<String> values = headers.get(name.toLowerCase(java.util.Locale.ROOT));
     return values == null || values.isEmpty() ? Optional.empty() : Optional.of(values.get(0));

@@ -34,12 +34,21 @@ public final class JobJson {
 
   private JobJson() {}
 
-  /** The shared mapper (no custom modules; trees only). */
+  /**
+   * The shared mapper (no custom modules; trees only).
+   *
+   * @return the mapper
+   */
   public static ObjectMapper mapper() {
     return MAPPER;
   }
 
-  /** A job definition as JSON. */
+  /**
+   * A job definition as JSON.
+   *
+   * @param spec the definition
+   * @return a new JSON object, which {@link #readSpec} reads back
+   */
   public static ObjectNode spec(JobSpec spec) {
     ObjectNode n = MAPPER.createObjectNode();
     n.put("key", spec.key());
@@ -97,7 +106,12 @@ public final class JobJson {
     return n;
   }
 
-  /** A stored job: its definition and where it stands. */
+  /**
+   * A stored job: its definition and where it stands.
+   *
+   * @param info the stored job
+   * @return a new JSON object
+   */
   public static ObjectNode job(JobInfo info) {
     ObjectNode n = MAPPER.createObjectNode();
     n.put("key", info.key());
@@ -117,6 +131,9 @@ public final class JobJson {
   /**
    * One run of a job's history, with its lateness (start minus scheduled fire time) in ms, whether
    * it was a recovery and how many missed fires it stood for.
+   *
+   * @param r the run
+   * @return a new JSON object
    */
   public static ObjectNode run(RunRecord r) {
     ObjectNode n = MAPPER.createObjectNode();
@@ -139,7 +156,12 @@ public final class JobJson {
     return n;
   }
 
-  /** Instants as a JSON array of ISO-8601 text. */
+  /**
+   * Instants as a JSON array of ISO-8601 text.
+   *
+   * @param instants the instants
+   * @return a new JSON array, in the same order
+   */
   public static ArrayNode instants(List<Instant> instants) {
     ArrayNode a = MAPPER.createArrayNode();
     instants.forEach(t -> a.add(t.toString()));
@@ -155,6 +177,8 @@ public final class JobJson {
   /**
    * Reads a job definition written by {@link #spec(JobSpec)}.
    *
+   * @param n the JSON object
+   * @return the job definition
    * @throws IllegalArgumentException naming the job key and the field, for bad input
    */
   public static JobSpec readSpec(JsonNode n) {

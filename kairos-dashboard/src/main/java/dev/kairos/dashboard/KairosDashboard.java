@@ -54,22 +54,41 @@ public final class KairosDashboard implements AutoCloseable {
     this.executor = executor;
   }
 
-  /** Starts a dashboard on {@code 127.0.0.1:port} (0: any free port) with the defaults. */
+  /**
+   * Starts a dashboard on {@code 127.0.0.1:port} (0: any free port) with the defaults.
+   *
+   * @param scheduler the scheduler to show and control
+   * @param port the port to listen on, 0 for any free one
+   * @return the running dashboard
+   */
   public static KairosDashboard start(Scheduler scheduler, int port) {
     return builder(scheduler).port(port).start();
   }
 
-  /** A builder for a dashboard over this scheduler. */
+  /**
+   * A builder for a dashboard over this scheduler.
+   *
+   * @param scheduler the scheduler to show and control
+   * @return a new builder
+   */
   public static Builder builder(Scheduler scheduler) {
     return new Builder(scheduler);
   }
 
-  /** The port the dashboard listens on. */
+  /**
+   * The port the dashboard listens on.
+   *
+   * @return the bound port
+   */
   public int port() {
     return server.getAddress().getPort();
   }
 
-  /** The dashboard's address, for example {@code http://127.0.0.1:8080/}. */
+  /**
+   * The dashboard's address, for example {@code http://127.0.0.1:8080/}.
+   *
+   * @return the dashboard's address
+   */
   public URI uri() {
     InetSocketAddress a = server.getAddress();
     String host = a.getAddress().isLoopbackAddress() ? "localhost" : a.getHostString();
@@ -103,7 +122,12 @@ public final class KairosDashboard implements AutoCloseable {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     }
 
-    /** The port (default 8080; 0 picks a free one). */
+    /**
+     * The port (default 8080; 0 picks a free one).
+     *
+     * @param port the port, 0 for any free one
+     * @return this builder
+     */
     public Builder port(int port) {
       if (port < 0 || port > 65535) {
         throw new IllegalArgumentException("port must be 0..65535: " + port);
@@ -115,19 +139,32 @@ public final class KairosDashboard implements AutoCloseable {
     /**
      * The address to listen on (default {@value #DEFAULT_BIND_ADDRESS}); anything but a loopback
      * address needs an {@link #auth} hook.
+     *
+     * @param address the host name or IP address to bind
+     * @return this builder
      */
     public Builder bindAddress(String address) {
       this.bindAddress = Objects.requireNonNull(address, "address");
       return this;
     }
 
-    /** Who makes each request; without one, only local clients are served. */
+    /**
+     * Who makes each request; without one, only local clients are served.
+     *
+     * @param auth the authentication hook
+     * @return this builder
+     */
     public Builder auth(DashboardAuth auth) {
       this.auth = Objects.requireNonNull(auth, "auth");
       return this;
     }
 
-    /** Read-only mode: pages and JSON reads only; every action is refused (403). */
+    /**
+     * Read-only mode: pages and JSON reads only; every action is refused (403).
+     *
+     * @param readOnly true to refuse every action
+     * @return this builder
+     */
     public Builder readOnly(boolean readOnly) {
       this.readOnly = readOnly;
       return this;
@@ -136,19 +173,32 @@ public final class KairosDashboard implements AutoCloseable {
     /**
      * Where the cluster's instances come from, for example {@code jdbcStore::instances} (instance
      * id to last heartbeat); without it the instances page says none are known.
+     *
+     * @param instances the source of instance ids and last heartbeats
+     * @return this builder
      */
     public Builder instances(Supplier<Map<String, Instant>> instances) {
       this.instances = Objects.requireNonNull(instances, "instances");
       return this;
     }
 
-    /** The zone times are shown in for jobs without a cron zone (default: the system zone). */
+    /**
+     * The zone times are shown in for jobs without a cron zone (default: the system zone).
+     *
+     * @param zone the display zone
+     * @return this builder
+     */
     public Builder zone(ZoneId zone) {
       this.zone = Objects.requireNonNull(zone, "zone");
       return this;
     }
 
-    /** The clock that ages heartbeats on the instances page (default: the system clock). */
+    /**
+     * The clock that ages heartbeats on the instances page (default: the system clock).
+     *
+     * @param clock the clock of the instances page
+     * @return this builder
+     */
     public Builder clock(Clock clock) {
       this.clock = Objects.requireNonNull(clock, "clock");
       return this;
@@ -158,6 +208,8 @@ public final class KairosDashboard implements AutoCloseable {
      * The dashboard as a handler to mount in the application's own {@code HttpServer}, at any
      * context path. It applies the same checks; without an auth hook it serves loopback clients
      * only.
+     *
+     * @return the dashboard's HTTP handler
      */
     public HttpHandler handler() {
       return new Router(scheduler, auth, readOnly, instances, zone, clock);
@@ -166,6 +218,7 @@ public final class KairosDashboard implements AutoCloseable {
     /**
      * Starts the dashboard.
      *
+     * @return the running dashboard
      * @throws IllegalStateException if asked to listen on a non-loopback address without an auth
      *     hook
      * @throws UncheckedIOException if the port cannot be bound

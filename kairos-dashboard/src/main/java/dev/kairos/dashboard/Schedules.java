@@ -21,6 +21,9 @@ public final class Schedules {
 
   /**
    * For example "every 5 minutes (cron 0 0/5 * * * ?, Europe/Berlin)" or "every 5m (fixed rate)".
+   *
+   * @param s the schedule
+   * @return the description
    */
   public static String describe(Schedule s) {
     if (s instanceof Schedule.FixedRate r) {
@@ -49,7 +52,12 @@ public final class Schedules {
     return String.valueOf(s);
   }
 
-  /** For example "fire once (threshold 1s)". */
+  /**
+   * For example "fire once (threshold 1s)".
+   *
+   * @param m the misfire policy
+   * @return the description
+   */
   public static String describe(Misfire m) {
     String policy;
     if (m instanceof Misfire.CatchUp c) {
@@ -65,12 +73,23 @@ public final class Schedules {
     return policy + " (threshold " + human(m.threshold()) + ")";
   }
 
-  /** A duration as ISO-8601 without the "PT", lower case: 5m, 1h30m, 0.5s, 24h. */
+  /**
+   * A duration as ISO-8601 without the "PT", lower case: 5m, 1h30m, 0.5s, 24h.
+   *
+   * @param d the duration
+   * @return the short text
+   */
   public static String human(Duration d) {
     return d == null ? "" : d.toString().substring(2).toLowerCase(Locale.ROOT);
   }
 
-  /** The zone a job's times are best read in: its cron zone, else {@code fallback}. */
+  /**
+   * The zone a job's times are best read in: its cron zone, else {@code fallback}.
+   *
+   * @param spec the job definition
+   * @param fallback the zone for jobs without a cron zone
+   * @return the zone
+   */
   public static ZoneId zoneOf(JobSpec spec, ZoneId fallback) {
     return spec.schedule() instanceof Schedule.Cron c && c.zone() != null ? c.zone() : fallback;
   }
@@ -79,6 +98,10 @@ public final class Schedules {
    * The job's next {@code n} fire times from its stored next fire time: a fixed rate or cron
    * timetable continues from it; a fixed delay's later fires depend on when runs end, and a
    * one-shot has one, so those give only the stored one.
+   *
+   * @param info the stored job
+   * @param n how many fire times at most
+   * @return up to {@code n} fire times; empty if the job has no next fire
    */
   public static List<Instant> nextFires(JobInfo info, int n) {
     Instant next = info.nextFireTime();

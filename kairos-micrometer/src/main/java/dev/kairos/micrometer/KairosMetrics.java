@@ -103,7 +103,12 @@ public final class KairosMetrics implements SchedulerListener {
     this.percentiles = b.percentiles.clone();
   }
 
-  /** A builder recording into {@code registry}. */
+  /**
+   * A builder recording into {@code registry}.
+   *
+   * @param registry the registry the meters are registered in
+   * @return a new builder
+   */
   public static Builder builder(MeterRegistry registry) {
     return new Builder(Objects.requireNonNull(registry, "registry"));
   }
@@ -112,6 +117,8 @@ public final class KairosMetrics implements SchedulerListener {
    * Registers the gauges over {@code scheduler.stats()}: {@value #JOBS_QUEUED}, {@value
    * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}, {@value
    * #CLUSTER_INSTANCES}. The registry holds the scheduler weakly, as Micrometer gauges do.
+   *
+   * @param scheduler the scheduler whose stats the gauges read
    */
   public void bindTo(Scheduler scheduler) {
     gauge(JOBS_QUEUED, scheduler, s -> s.stats().queuedJobs(), "jobs", "Jobs queued in the heap");
@@ -269,13 +276,21 @@ public final class KairosMetrics implements SchedulerListener {
     /**
      * Whether run meters carry a {@code key} tag (default true). Turn off for stores with many
      * jobs: the {@code handler} tag stays.
+     *
+     * @param keyTags false to leave the {@code key} tag off
+     * @return this builder
      */
     public Builder keyTags(boolean keyTags) {
       this.keyTags = keyTags;
       return this;
     }
 
-    /** Tags added to every meter, for example the application name. */
+    /**
+     * Tags added to every meter, for example the application name.
+     *
+     * @param tags the common tags
+     * @return this builder
+     */
     public Builder tags(Iterable<Tag> tags) {
       this.tags = Tags.of(tags);
       return this;
@@ -284,6 +299,9 @@ public final class KairosMetrics implements SchedulerListener {
     /**
      * Percentiles published for {@code kairos.fire.lateness} and {@code
      * kairos.store.writeback.duration} (default 0.5, 0.95, 0.99).
+     *
+     * @param percentiles the percentiles, each between 0 and 1
+     * @return this builder
      */
     public Builder latencyPercentiles(double... percentiles) {
       for (double p : percentiles) {
@@ -295,7 +313,11 @@ public final class KairosMetrics implements SchedulerListener {
       return this;
     }
 
-    /** The listener; register it with {@code Kairos.builder().listener(...)}. */
+    /**
+     * The listener; register it with {@code Kairos.builder().listener(...)}.
+     *
+     * @return the metrics listener
+     */
     public KairosMetrics build() {
       return new KairosMetrics(this);
     }
