@@ -34,7 +34,13 @@ import org.springframework.core.env.Environment;
 public class KairosAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(KairosAutoConfiguration.class);
 
-  /** The store chosen by {@code kairos.store.type}; the scheduler closes it. */
+  /**
+   * The store chosen by {@code kairos.store.type}; the scheduler closes it.
+   *
+   * @param properties the {@code kairos.*} properties
+   * @param dataSource the application's data source, used if there is exactly one
+   * @return the store
+   */
   @Bean(destroyMethod = "")
   @ConditionalOnMissingBean
   public JobStore kairosJobStore(
@@ -110,7 +116,13 @@ public class KairosAutoConfiguration {
     }
   }
 
-  /** The handlers and recurring jobs the application declares. */
+  /**
+   * The handlers and recurring jobs the application declares.
+   *
+   * @param beans the application's bean factory, searched for annotated methods
+   * @param environment resolves placeholders in the annotations
+   * @return the declared handlers and jobs
+   */
   @Bean
   public DeclaredJobsHolder kairosDeclaredJobs(
       ConfigurableListableBeanFactory beans, Environment environment) {
@@ -118,7 +130,17 @@ public class KairosAutoConfiguration {
         DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders));
   }
 
-  /** The scheduler; {@link KairosLifecycle} starts and closes it. */
+  /**
+   * The scheduler; {@link KairosLifecycle} starts and closes it.
+   *
+   * @param properties the {@code kairos.*} properties
+   * @param store the job store
+   * @param declared the declared handlers and jobs
+   * @param listeners the listener beans, all registered
+   * @param customizers the customizer beans, applied last
+   * @param dataSource the application's data source, used if there is exactly one
+   * @return the scheduler, not yet started
+   */
   @Bean
   @ConditionalOnMissingBean
   public Scheduler kairosScheduler(
@@ -152,7 +174,14 @@ public class KairosAutoConfiguration {
     return b.build();
   }
 
-  /** Starts the scheduler after the context is refreshed and closes it on shutdown. */
+  /**
+   * Starts the scheduler after the context is refreshed and closes it on shutdown.
+   *
+   * @param scheduler the scheduler
+   * @param declared the declared handlers and jobs, scheduled at start
+   * @param properties the {@code kairos.*} properties
+   * @return the lifecycle bean
+   */
   @Bean
   @ConditionalOnMissingBean
   public KairosLifecycle kairosLifecycle(
@@ -172,7 +201,11 @@ public class KairosAutoConfiguration {
       return jobs;
     }
 
-    /** Names of the registered handlers. */
+    /**
+     * Names of the registered handlers.
+     *
+     * @return the handler names
+     */
     public java.util.Set<String> handlerNames() {
       return jobs.handlers().keySet();
     }

@@ -23,7 +23,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(Scheduler.class)
 public class KairosBoot4HealthAutoConfiguration {
 
-  /** Health: store answering or retrying, this cluster instance alive, jobs and workers. */
+  /**
+   * Health: store answering or retrying, this cluster instance alive, jobs and workers.
+   *
+   * @param scheduler the scheduler to report on
+   * @return the health indicator
+   */
   @Bean
   @ConditionalOnMissingBean(name = "kairosHealthIndicator")
   @ConditionalOnEnabledHealthIndicator("kairos")

@@ -12,7 +12,11 @@ import org.springframework.boot.health.contributor.Health;
 public class KairosBoot4HealthIndicator extends AbstractHealthIndicator {
   private final Scheduler scheduler;
 
-  /** Health of {@code scheduler}. */
+  /**
+   * Health of {@code scheduler}.
+   *
+   * @param scheduler the scheduler to report on
+   */
   public KairosBoot4HealthIndicator(Scheduler scheduler) {
     super("Kairos health check failed");
     this.scheduler = scheduler;

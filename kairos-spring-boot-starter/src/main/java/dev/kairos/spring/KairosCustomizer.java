@@ -8,6 +8,10 @@ import dev.kairos.engine.Kairos;
  */
 @FunctionalInterface
 public interface KairosCustomizer {
-  /** Adjusts the builder. */
+  /**
+   * Adjusts the builder.
+   *
+   * @param builder the scheduler builder, with the properties and declared handlers already applied
+   */
   void customize(Kairos.Builder builder);
 }

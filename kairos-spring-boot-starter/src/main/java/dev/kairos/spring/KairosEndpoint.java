@@ -19,7 +19,11 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 public class KairosEndpoint {
   private final Scheduler scheduler;
 
-  /** The endpoint over {@code scheduler}. */
+  /**
+   * The endpoint over {@code scheduler}.
+   *
+   * @param scheduler the scheduler the endpoint reads and acts on
+   */
   public KairosEndpoint(Scheduler scheduler) {
     this.scheduler = scheduler;
   }
@@ -45,13 +49,22 @@ public class KairosEndpoint {
     }
   }
 
-  /** All stored jobs, ordered by key. */
+  /**
+   * All stored jobs, ordered by key.
+   *
+   * @return every stored job
+   */
   @ReadOperation
   public List<JobView> jobs() {
     return scheduler.jobs().stream().map(JobView::of).toList();
   }
 
-  /** One job, or null (404) if unknown. */
+  /**
+   * One job, or null (404) if unknown.
+   *
+   * @param key the job key, from the path
+   * @return the job, or null if unknown
+   */
   @ReadOperation
   public JobView job(@Selector String key) {
     return scheduler.job(key).map(JobView::of).orElse(null);
@@ -60,6 +73,7 @@ public class KairosEndpoint {
   /**
    * Pauses, resumes or triggers a job.
    *
+   * @param key the job key, from the path
    * @param action {@code pause}, {@code resume} or {@code trigger}
    * @return {@code done: false} if the job is unknown
    * @throws InvalidEndpointRequestException (HTTP 400) for another action

@@ -14,6 +14,10 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface KairosHandler {
-  /** The handler name that job specs refer to. */
+  /**
+   * The handler name that job specs refer to.
+   *
+   * @return the handler name
+   */
   String value();
 }

@@ -13,7 +13,11 @@ import org.springframework.boot.actuate.health.Health;
 public class KairosHealthIndicator extends AbstractHealthIndicator {
   private final Scheduler scheduler;
 
-  /** Health of {@code scheduler}. */
+  /**
+   * Health of {@code scheduler}.
+   *
+   * @param scheduler the scheduler to report on
+   */
   public KairosHealthIndicator(Scheduler scheduler) {
     super("Kairos health check failed");
     this.scheduler = scheduler;

@@ -32,14 +32,26 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnProperty(prefix = "kairos.metrics", name = "enabled", matchIfMissing = true)
 public class KairosMetricsAutoConfiguration {
 
-  /** The listener recording run meters; the scheduler picks it up as a listener bean. */
+  /**
+   * The listener recording run meters; the scheduler picks it up as a listener bean.
+   *
+   * @param registry the application's meter registry
+   * @param properties the {@code kairos.metrics.*} settings
+   * @return the metrics listener
+   */
   @Bean
   @ConditionalOnMissingBean
   public KairosMetrics kairosMetrics(MeterRegistry registry, KairosProperties properties) {
     return KairosMetrics.builder(registry).keyTags(properties.getMetrics().isKeyTags()).build();
   }
 
-  /** Registers the gauges over the scheduler once all singletons exist. */
+  /**
+   * Registers the gauges over the scheduler once all singletons exist.
+   *
+   * @param metrics the metrics listener
+   * @param scheduler the scheduler whose stats the gauges read
+   * @return the bean that registers the gauges
+   */
   @Bean
   public SmartInitializingSingleton kairosMetricsGauges(
       KairosMetrics metrics, ObjectProvider<Scheduler> scheduler) {

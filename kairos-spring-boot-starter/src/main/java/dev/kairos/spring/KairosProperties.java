@@ -100,92 +100,164 @@ public class KairosProperties {
     /** How long a run lasts before the store marks it running (crash recovery flag). */
     private Duration startMarkDelay = JdbcStore.DEFAULT_START_MARK_DELAY;
 
-    /** The {@code kairos.store.type} property. */
+    /**
+     * The {@code kairos.store.type} property.
+     *
+     * @return the property value
+     */
     public StoreType getType() {
       return type;
     }
 
-    /** Sets the {@code kairos.store.type} property. */
+    /**
+     * Sets the {@code kairos.store.type} property.
+     *
+     * @param type the new value
+     */
     public void setType(StoreType type) {
       this.type = type;
     }
 
-    /** The {@code kairos.store.h2-directory} property. */
+    /**
+     * The {@code kairos.store.h2-directory} property.
+     *
+     * @return the property value
+     */
     public Path getH2Directory() {
       return h2Directory;
     }
 
-    /** Sets the {@code kairos.store.h2-directory} property. */
+    /**
+     * Sets the {@code kairos.store.h2-directory} property.
+     *
+     * @param h2Directory the new value
+     */
     public void setH2Directory(Path h2Directory) {
       this.h2Directory = h2Directory;
     }
 
-    /** The {@code kairos.store.pool-size} property. */
+    /**
+     * The {@code kairos.store.pool-size} property.
+     *
+     * @return the property value
+     */
     public int getPoolSize() {
       return poolSize;
     }
 
-    /** Sets the {@code kairos.store.pool-size} property. */
+    /**
+     * Sets the {@code kairos.store.pool-size} property.
+     *
+     * @param poolSize the new value
+     */
     public void setPoolSize(int poolSize) {
       this.poolSize = poolSize;
     }
 
-    /** The {@code kairos.store.table-prefix} property. */
+    /**
+     * The {@code kairos.store.table-prefix} property.
+     *
+     * @return the property value
+     */
     public String getTablePrefix() {
       return tablePrefix;
     }
 
-    /** Sets the {@code kairos.store.table-prefix} property. */
+    /**
+     * Sets the {@code kairos.store.table-prefix} property.
+     *
+     * @param tablePrefix the new value
+     */
     public void setTablePrefix(String tablePrefix) {
       this.tablePrefix = tablePrefix;
     }
 
-    /** The {@code kairos.store.create-schema} property. */
+    /**
+     * The {@code kairos.store.create-schema} property.
+     *
+     * @return the property value
+     */
     public boolean isCreateSchema() {
       return createSchema;
     }
 
-    /** Sets the {@code kairos.store.create-schema} property. */
+    /**
+     * Sets the {@code kairos.store.create-schema} property.
+     *
+     * @param createSchema the new value
+     */
     public void setCreateSchema(boolean createSchema) {
       this.createSchema = createSchema;
     }
 
-    /** The {@code kairos.store.keep-completed} property. */
+    /**
+     * The {@code kairos.store.keep-completed} property.
+     *
+     * @return the property value
+     */
     public boolean isKeepCompleted() {
       return keepCompleted;
     }
 
-    /** Sets the {@code kairos.store.keep-completed} property. */
+    /**
+     * Sets the {@code kairos.store.keep-completed} property.
+     *
+     * @param keepCompleted the new value
+     */
     public void setKeepCompleted(boolean keepCompleted) {
       this.keepCompleted = keepCompleted;
     }
 
-    /** The {@code kairos.store.history-per-job} property. */
+    /**
+     * The {@code kairos.store.history-per-job} property.
+     *
+     * @return the property value
+     */
     public int getHistoryPerJob() {
       return historyPerJob;
     }
 
-    /** Sets the {@code kairos.store.history-per-job} property. */
+    /**
+     * Sets the {@code kairos.store.history-per-job} property.
+     *
+     * @param historyPerJob the new value
+     */
     public void setHistoryPerJob(int historyPerJob) {
       this.historyPerJob = historyPerJob;
     }
 
-    /** The {@code kairos.store.history-max-age} property. */
+    /**
+     * The {@code kairos.store.history-max-age} property.
+     *
+     * @return the property value; null if unset
+     */
     public Duration getHistoryMaxAge() {
       return historyMaxAge;
     }
 
-    /** Sets the {@code kairos.store.history-max-age} property. */
+    /**
+     * Sets the {@code kairos.store.history-max-age} property.
+     *
+     * @param historyMaxAge the new value
+     */
     public void setHistoryMaxAge(Duration historyMaxAge) {
       this.historyMaxAge = historyMaxAge;
     }
 
-    /** The {@code kairos.store.start-mark-delay} property. */
+    /**
+     * The {@code kairos.store.start-mark-delay} property.
+     *
+     * @return the property value
+     */
     public Duration getStartMarkDelay() {
       return startMarkDelay;
     }
 
-    /** Sets the {@code kairos.store.start-mark-delay} property. */
+    /**
+     * Sets the {@code kairos.store.start-mark-delay} property.
+     *
+     * @param startMarkDelay the new value
+     */
     public void setStartMarkDelay(Duration startMarkDelay) {
       this.startMarkDelay = startMarkDelay;
     }
@@ -202,32 +274,56 @@ public class KairosProperties {
     /** How often the store's change feed is polled when the database cannot notify. */
     private Duration poll = Kairos.DEFAULT_CLUSTER_POLL;
 
-    /** The {@code kairos.cluster.enabled} property. */
+    /**
+     * The {@code kairos.cluster.enabled} property.
+     *
+     * @return the property value
+     */
     public boolean isEnabled() {
       return enabled;
     }
 
-    /** Sets the {@code kairos.cluster.enabled} property. */
+    /**
+     * Sets the {@code kairos.cluster.enabled} property.
+     *
+     * @param enabled the new value
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
-    /** The {@code kairos.cluster.lease} property. */
+    /**
+     * The {@code kairos.cluster.lease} property.
+     *
+     * @return the property value
+     */
     public Duration getLease() {
       return lease;
     }
 
-    /** Sets the {@code kairos.cluster.lease} property. */
+    /**
+     * Sets the {@code kairos.cluster.lease} property.
+     *
+     * @param lease the new value
+     */
     public void setLease(Duration lease) {
       this.lease = lease;
     }
 
-    /** The {@code kairos.cluster.poll} property. */
+    /**
+     * The {@code kairos.cluster.poll} property.
+     *
+     * @return the property value
+     */
     public Duration getPoll() {
       return poll;
     }
 
-    /** Sets the {@code kairos.cluster.poll} property. */
+    /**
+     * Sets the {@code kairos.cluster.poll} property.
+     *
+     * @param poll the new value
+     */
     public void setPoll(Duration poll) {
       this.poll = poll;
     }
@@ -241,128 +337,228 @@ public class KairosProperties {
     /** Whether run meters carry the job key as a tag; turn off for many jobs. */
     private boolean keyTags = true;
 
-    /** The {@code kairos.metrics.enabled} property. */
+    /**
+     * The {@code kairos.metrics.enabled} property.
+     *
+     * @return the property value
+     */
     public boolean isEnabled() {
       return enabled;
     }
 
-    /** Sets the {@code kairos.metrics.enabled} property. */
+    /**
+     * Sets the {@code kairos.metrics.enabled} property.
+     *
+     * @param enabled the new value
+     */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
-    /** The {@code kairos.metrics.key-tags} property. */
+    /**
+     * The {@code kairos.metrics.key-tags} property.
+     *
+     * @return the property value
+     */
     public boolean isKeyTags() {
       return keyTags;
     }
 
-    /** Sets the {@code kairos.metrics.key-tags} property. */
+    /**
+     * Sets the {@code kairos.metrics.key-tags} property.
+     *
+     * @param keyTags the new value
+     */
     public void setKeyTags(boolean keyTags) {
       this.keyTags = keyTags;
     }
   }
 
-  /** The {@code kairos.enabled} property. */
+  /**
+   * The {@code kairos.enabled} property.
+   *
+   * @return the property value
+   */
   public boolean isEnabled() {
     return enabled;
   }
 
-  /** Sets the {@code kairos.enabled} property. */
+  /**
+   * Sets the {@code kairos.enabled} property.
+   *
+   * @param enabled the new value
+   */
   public void setEnabled(boolean enabled) {
     this.enabled = enabled;
   }
 
-  /** The {@code kairos.workers} property. */
+  /**
+   * The {@code kairos.workers} property.
+   *
+   * @return the property value
+   */
   public int getWorkers() {
     return workers;
   }
 
-  /** Sets the {@code kairos.workers} property. */
+  /**
+   * Sets the {@code kairos.workers} property.
+   *
+   * @param workers the new value
+   */
   public void setWorkers(int workers) {
     this.workers = workers;
   }
 
-  /** The {@code kairos.look-ahead} property. */
+  /**
+   * The {@code kairos.look-ahead} property.
+   *
+   * @return the property value
+   */
   public Duration getLookAhead() {
     return lookAhead;
   }
 
-  /** Sets the {@code kairos.look-ahead} property. */
+  /**
+   * Sets the {@code kairos.look-ahead} property.
+   *
+   * @param lookAhead the new value
+   */
   public void setLookAhead(Duration lookAhead) {
     this.lookAhead = lookAhead;
   }
 
-  /** The {@code kairos.window-size} property. */
+  /**
+   * The {@code kairos.window-size} property.
+   *
+   * @return the property value
+   */
   public int getWindowSize() {
     return windowSize;
   }
 
-  /** Sets the {@code kairos.window-size} property. */
+  /**
+   * Sets the {@code kairos.window-size} property.
+   *
+   * @param windowSize the new value
+   */
   public void setWindowSize(int windowSize) {
     this.windowSize = windowSize;
   }
 
-  /** The {@code kairos.grace-period} property. */
+  /**
+   * The {@code kairos.grace-period} property.
+   *
+   * @return the property value
+   */
   public Duration getGracePeriod() {
     return gracePeriod;
   }
 
-  /** Sets the {@code kairos.grace-period} property. */
+  /**
+   * Sets the {@code kairos.grace-period} property.
+   *
+   * @param gracePeriod the new value
+   */
   public void setGracePeriod(Duration gracePeriod) {
     this.gracePeriod = gracePeriod;
   }
 
-  /** The {@code kairos.startup-timeout} property. */
+  /**
+   * The {@code kairos.startup-timeout} property.
+   *
+   * @return the property value
+   */
   public Duration getStartupTimeout() {
     return startupTimeout;
   }
 
-  /** Sets the {@code kairos.startup-timeout} property. */
+  /**
+   * Sets the {@code kairos.startup-timeout} property.
+   *
+   * @param startupTimeout the new value
+   */
   public void setStartupTimeout(Duration startupTimeout) {
     this.startupTimeout = startupTimeout;
   }
 
-  /** The {@code kairos.default-zone} property. */
+  /**
+   * The {@code kairos.default-zone} property.
+   *
+   * @return the property value; null if unset
+   */
   public ZoneId getDefaultZone() {
     return defaultZone;
   }
 
-  /** Sets the {@code kairos.default-zone} property. */
+  /**
+   * Sets the {@code kairos.default-zone} property.
+   *
+   * @param defaultZone the new value
+   */
   public void setDefaultZone(ZoneId defaultZone) {
     this.defaultZone = defaultZone;
   }
 
-  /** The {@code kairos.instance-id} property. */
+  /**
+   * The {@code kairos.instance-id} property.
+   *
+   * @return the property value; null if unset
+   */
   public String getInstanceId() {
     return instanceId;
   }
 
-  /** Sets the {@code kairos.instance-id} property. */
+  /**
+   * Sets the {@code kairos.instance-id} property.
+   *
+   * @param instanceId the new value
+   */
   public void setInstanceId(String instanceId) {
     this.instanceId = instanceId;
   }
 
-  /** The {@code kairos.removed-jobs} property. */
+  /**
+   * The {@code kairos.removed-jobs} property.
+   *
+   * @return the property value
+   */
   public RemovedJobs getRemovedJobs() {
     return removedJobs;
   }
 
-  /** Sets the {@code kairos.removed-jobs} property. */
+  /**
+   * Sets the {@code kairos.removed-jobs} property.
+   *
+   * @param removedJobs the new value
+   */
   public void setRemovedJobs(RemovedJobs removedJobs) {
     this.removedJobs = removedJobs;
   }
 
-  /** The {@code kairos.store.*} settings. */
+  /**
+   * The {@code kairos.store.*} settings.
+   *
+   * @return the store settings
+   */
   public Store getStore() {
     return store;
   }
 
-  /** The {@code kairos.cluster.*} settings. */
+  /**
+   * The {@code kairos.cluster.*} settings.
+   *
+   * @return the cluster settings
+   */
   public Cluster getCluster() {
     return cluster;
   }
 
-  /** The {@code kairos.metrics.*} settings. */
+  /**
+   * The {@code kairos.metrics.*} settings.
+   *
+   * @return the metrics settings
+   */
   public Metrics getMetrics() {
     return metrics;
   }

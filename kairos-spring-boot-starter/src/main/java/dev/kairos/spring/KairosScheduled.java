@@ -23,61 +23,125 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
 public @interface KairosScheduled {
-  /** The job key (default: {@code beanName.methodName}); also the handler name. */
+  /**
+   * The job key (default: {@code beanName.methodName}); also the handler name.
+   *
+   * @return the job key, or empty for the default
+   */
   String key() default "";
 
-  /** A cron expression, read in {@link #syntax()}. */
+  /**
+   * A cron expression, read in {@link #syntax()}.
+   *
+   * @return the cron expression, or empty if the job is not cron
+   */
   String cron() default "";
 
-  /** The cron zone, e.g. {@code Europe/Berlin} (default: {@code kairos.default-zone}). */
+  /**
+   * The cron zone, e.g. {@code Europe/Berlin} (default: {@code kairos.default-zone}).
+   *
+   * @return the zone ID, or empty for the default
+   */
   String zone() default "";
 
-  /** The cron syntax; Spring's by default, so {@code @Scheduled} expressions carry over. */
+  /**
+   * The cron syntax; Spring's by default, so {@code @Scheduled} expressions carry over.
+   *
+   * @return the cron syntax
+   */
   CronSyntax syntax() default CronSyntax.SPRING;
 
-  /** Fire every period, counted from the previous scheduled fire time. */
+  /**
+   * Fire every period, counted from the previous scheduled fire time.
+   *
+   * @return the period as a duration (for example {@code 5m} or {@code PT5M}), or empty
+   */
   String fixedRate() default "";
 
-  /** Fire this long after the previous run ended. */
+  /**
+   * Fire this long after the previous run ended.
+   *
+   * @return the delay as a duration, or empty
+   */
   String fixedDelay() default "";
 
-  /** Delay of the first fire of a fixed-rate or fixed-delay job. */
+  /**
+   * Delay of the first fire of a fixed-rate or fixed-delay job.
+   *
+   * @return the initial delay as a duration, or empty for none
+   */
   String initialDelay() default "";
 
-  /** What to do with fires missed while the application was down or busy. */
+  /**
+   * What to do with fires missed while the application was down or busy.
+   *
+   * @return the misfire policy
+   */
   MisfirePolicy misfire() default MisfirePolicy.DEFAULT;
 
-  /** For {@link MisfirePolicy#CATCH_UP}: run at most this many missed fires (0: all). */
+  /**
+   * For {@link MisfirePolicy#CATCH_UP}: run at most this many missed fires (0: all).
+   *
+   * @return the most missed fires made up, 0 for all
+   */
   int catchUpMax() default 0;
 
   /**
    * For {@link MisfirePolicy#CATCH_UP}: make up only missed fires scheduled at most this long
    * before now, dropping older ones ({@code Misfire.catchUp().within(...)}; default: no window).
+   *
+   * @return the catch-up window as a duration, or empty for no window
    */
   String catchUpWindow() default "";
 
-  /** How late a fire may start and still count as on time (default: the policy's). */
+  /**
+   * How late a fire may start and still count as on time (default: the policy's).
+   *
+   * @return the threshold as a duration, or empty for the policy's
+   */
   String misfireThreshold() default "";
 
   /**
    * Spread each fire by a deterministic offset in {@code [0, jitter)} ({@code JobSpec.jitter};
    * default: none).
+   *
+   * @return the jitter as a duration, or empty for none
    */
   String jitter() default "";
 
-  /** Cron only: local times skipped by a daylight-saving gap. */
+  /**
+   * Cron only: local times skipped by a daylight-saving gap.
+   *
+   * @return the gap rule
+   */
   DstPolicy.Gap dstGap() default DstPolicy.Gap.SHIFT;
 
-  /** Cron only: local times repeated by a daylight-saving overlap. */
+  /**
+   * Cron only: local times repeated by a daylight-saving overlap.
+   *
+   * @return the overlap rule
+   */
   DstPolicy.Overlap dstOverlap() default DstPolicy.Overlap.FIRST;
 
-  /** Attempts per fire including the first; more than 1 retries with doubling backoff. */
+  /**
+   * Attempts per fire including the first; more than 1 retries with doubling backoff.
+   *
+   * @return the attempts per fire, at least 1
+   */
   int retryAttempts() default 1;
 
-  /** Delay before the first retry. */
+  /**
+   * Delay before the first retry.
+   *
+   * @return the first retry delay as a duration
+   */
   String retryDelay() default "1s";
 
-  /** Data handed to the run as {@code JobContext.data()}. */
+  /**
+   * Data handed to the run as {@code JobContext.data()}.
+   *
+   * @return the job data, or empty for none
+   */
   String data() default "";
 
   /** Misfire policies, as {@link dev.kairos.Misfire}'s factories. */
