@@ -45,12 +45,29 @@ public final class ChildJvm implements AutoCloseable {
     reader.start();
   }
 
-  /** Starts {@code main} with the test's class path; its standard error goes to {@code log}. */
+  /**
+   * Starts {@code main} with the test's class path; its standard error goes to {@code log}.
+   *
+   * @param main the class whose {@code main} the child runs
+   * @param log the file the child's standard error goes to
+   * @param args the child's arguments
+   * @return the started child
+   * @throws java.io.IOException if the JVM cannot be started
+   */
   public static ChildJvm start(Class<?> main, Path log, String... args) throws IOException {
     return start(List.of(), main, log, args);
   }
 
-  /** Like {@link #start(Class, Path, String...)}, with these JVM options. */
+  /**
+   * Like {@link #start(Class, Path, String...)}, with these JVM options.
+   *
+   * @param jvmOptions options for the child JVM, before the class name
+   * @param main the class whose {@code main} the child runs
+   * @param log the file the child's standard error goes to
+   * @param args the child's arguments
+   * @return the started child
+   * @throws java.io.IOException if the JVM cannot be started
+   */
   public static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
       throws IOException {
     List<String> command = new ArrayList<>();
@@ -67,6 +84,11 @@ public final class ChildJvm implements AutoCloseable {
   /**
    * The first line starting with {@code prefix}, waiting at most {@code timeout}; fails if the
    * child exits or the time runs out first.
+   *
+   * @param prefix the start of the awaited line
+   * @param timeout the longest wait
+   * @return the whole line
+   * @throws InterruptedException if interrupted while waiting
    */
   public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
@@ -95,19 +117,34 @@ public final class ChildJvm implements AutoCloseable {
     }
   }
 
-  /** True while the child runs. */
+  /**
+   * True while the child runs.
+   *
+   * @return whether the child process is alive
+   */
   public boolean isAlive() {
     return process.isAlive();
   }
 
-  /** Writes a line to the child's standard input. */
+  /**
+   * Writes a line to the child's standard input.
+   *
+   * @param line the line, without its line break
+   * @throws java.io.IOException if the child's input is closed
+   */
   public void send(String line) throws IOException {
     var in = process.getOutputStream();
     in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
     in.flush();
   }
 
-  /** Waits up to {@code timeout} for the child to exit; returns its exit code. */
+  /**
+   * Waits up to {@code timeout} for the child to exit; returns its exit code.
+   *
+   * @param timeout the longest wait
+   * @return the exit code
+   * @throws InterruptedException if interrupted while waiting
+   */
   public int awaitExit(Duration timeout) throws InterruptedException {
     if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
       throw new AssertionError("child still running after " + timeout);
@@ -115,7 +152,11 @@ public final class ChildJvm implements AutoCloseable {
     return process.exitValue();
   }
 
-  /** Kills the child with SIGKILL and waits for it to be gone. */
+  /**
+   * Kills the child with SIGKILL and waits for it to be gone.
+   *
+   * @throws InterruptedException if interrupted while waiting
+   */
   public void kill() throws InterruptedException {
     process.destroyForcibly();
     if (!process.waitFor(30, TimeUnit.SECONDS)) {

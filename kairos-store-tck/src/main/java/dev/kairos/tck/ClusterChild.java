@@ -50,7 +50,12 @@ public final class ClusterChild {
     this.id = id;
   }
 
-  /** Runs one instance; see the class comment for the arguments. */
+  /**
+   * Runs one instance; see the class comment for the arguments.
+   *
+   * @param args the arguments described in the class comment
+   * @throws Exception if the instance fails; the child then exits with an error
+   */
   public static void main(String[] args) throws Exception {
     Map<String, String> a = new HashMap<>();
     for (String arg : args) {
@@ -169,7 +174,12 @@ public final class ClusterChild {
     }
   }
 
-  /** An instant as decimal epoch seconds, as the results tables hold it. */
+  /**
+   * An instant as decimal epoch seconds, as the results tables hold it.
+   *
+   * @param t the instant
+   * @return its epoch seconds, with the nanoseconds as the fraction
+   */
   public static BigDecimal seconds(Instant t) {
     return BigDecimal.valueOf(t.getEpochSecond()).add(BigDecimal.valueOf(t.getNano(), 9));
   }

@@ -78,22 +78,49 @@ public abstract class ClusterProcessContract {
   private final Set<String> killed = new java.util.HashSet<>();
   private final List<KairosScheduler> schedulers = new ArrayList<>();
 
-  /** The database the instances share (skips the test if it is unreachable). */
+  /**
+   * The database the instances share (skips the test if it is unreachable).
+   *
+   * @return the shared database
+   */
   protected abstract TestDatabase database();
 
-  /** JDBC URL of the instances' stores, told apart from other connections by {@link #kill}. */
+  /**
+   * JDBC URL of the instances' stores, told apart from other connections by {@link #kill}.
+   *
+   * @param prefix the table prefix of the test
+   * @return the URL
+   */
   protected abstract String storeUrl(String prefix);
 
-  /** The user of {@link #storeUrl}. */
+  /**
+   * The user of {@link #storeUrl}.
+   *
+   * @param prefix the table prefix of the test
+   * @return the user name
+   */
   protected abstract String storeUser(String prefix);
 
-  /** JDBC URL and user of the pool each child records its runs with; not killed. */
+  /**
+   * JDBC URL and user of the pool each child records its runs with; not killed.
+   *
+   * @param prefix the table prefix of the test
+   * @return the URL
+   */
   protected abstract String resultsUrl(String prefix);
 
-  /** The user of {@link #resultsUrl}. */
+  /**
+   * The user of {@link #resultsUrl}.
+   *
+   * @return the user name
+   */
   protected abstract String resultsUser();
 
-  /** SQL run on each new results connection (e.g. asynchronous commit), or "". */
+  /**
+   * SQL run on each new results connection (e.g. asynchronous commit), or "".
+   *
+   * @return the SQL, or "" for none
+   */
   protected String resultsInitSql() {
     return "";
   }
@@ -101,20 +128,33 @@ public abstract class ClusterProcessContract {
   /**
    * What follows the results tables' CREATE TABLE (e.g. a storage engine that does not wait for the
    * disk: they are the test's record, written at every run, not the scheduler's state), or "".
+   *
+   * @return the table options, or "" for none
    */
   protected String resultsTableOptions() {
     return "";
   }
 
-  /** The database clock as an SQL expression of decimal epoch seconds. */
+  /**
+   * The database clock as an SQL expression of decimal epoch seconds.
+   *
+   * @return the SQL expression
+   */
   protected abstract String nowSql();
 
-  /** Kills every connection of the instances' stores (pools and listeners); returns how many. */
+  /**
+   * Kills every connection of the instances' stores (pools and listeners); returns how many.
+   *
+   * @param prefix the table prefix of the test
+   * @return how many connections were killed
+   */
   protected abstract int kill(String prefix);
 
   /**
    * From scheduling to the window's start ({@link #START_DELAY} unless overridden): time for three
    * JVMs to start and for the test to schedule its jobs, on a loaded machine.
+   *
+   * @return the delay
    */
   protected Duration startDelay() {
     return START_DELAY;
@@ -673,7 +713,12 @@ public abstract class ClusterProcessContract {
     return kill(prefix);
   }
 
-  /** The rows of a query on the test's database, each as column label → value. */
+  /**
+   * The rows of a query on the test's database, each as column label → value.
+   *
+   * @param sql the query
+   * @return the rows, in the query's order
+   */
   protected List<Map<String, Object>> query(String sql) {
     return rows(sql);
   }

@@ -55,6 +55,8 @@ public abstract class ClusterStoreContract {
   /**
    * Makes store objects over one new, empty set of tables, clustered; for database stores, with
    * changes settling after {@link #SETTLE}.
+   *
+   * @return a supplier of stores over the same new tables
    */
   protected abstract java.util.function.Supplier<ClusterStore> sharedTables();
 
@@ -80,12 +82,24 @@ public abstract class ClusterStoreContract {
     opened.forEach(ClusterStore::close);
   }
 
-  /** A new fixed-rate job record due at {@code due}. */
+  /**
+   * A new fixed-rate job record due at {@code due}.
+   *
+   * @param key the job key
+   * @param due the due time
+   * @return the record
+   */
   public static JobRecord fresh(String key, Instant due) {
     return JobStoreContract.fresh(key, due);
   }
 
-  /** The write-back of a successful run of the claimed record, by {@code instance}. */
+  /**
+   * The write-back of a successful run of the claimed record, by {@code instance}.
+   *
+   * @param claimed the record as the claim returned it
+   * @param instance the instance that ran it
+   * @return the write-back
+   */
   public static RunResult finished(JobRecord claimed, String instance) {
     Instant fire = claimed.dueTime();
     Instant next = fire.plusSeconds(60);

@@ -48,10 +48,18 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   /** Prefix of {@link #store}'s tables (the first store a test opens). */
   private String prefix;
 
-  /** The database the test's stores live in. */
+  /**
+   * The database the test's stores live in.
+   *
+   * @return the database
+   */
   protected abstract TestDatabase database();
 
-  /** A table prefix no other store of this JVM uses. */
+  /**
+   * A table prefix no other store of this JVM uses.
+   *
+   * @return the new prefix
+   */
   public static String nextPrefix() {
     return "t" + PREFIXES.incrementAndGet() + "_";
   }

@@ -54,6 +54,7 @@ public abstract class JobStoreContract {
   /**
    * A new, empty store, not yet opened.
    *
+   * @return the store
    * @param historyPerJob runs kept per job
    * @param keepCompleted whether completed one-shot jobs are kept
    */
@@ -69,7 +70,13 @@ public abstract class JobStoreContract {
     opened.forEach(JobStore::close);
   }
 
-  /** A new store, opened, closed after the test. */
+  /**
+   * A new store, opened, closed after the test.
+   *
+   * @param historyPerJob runs kept per job
+   * @param keepCompleted whether completed one-shot jobs are kept
+   * @return the opened store
+   */
   protected JobStore open(int historyPerJob, boolean keepCompleted) {
     JobStore s = newStore(historyPerJob, keepCompleted);
     opened.add(s);
@@ -77,17 +84,33 @@ public abstract class JobStoreContract {
     return s;
   }
 
-  /** A one-minute fixed-rate job with handler "h". */
+  /**
+   * A one-minute fixed-rate job with handler "h".
+   *
+   * @param key the job key
+   * @return the spec
+   */
   public static JobSpec spec(String key) {
     return JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1));
   }
 
-  /** A new record of {@link #spec(String)}, due at {@code due}. */
+  /**
+   * A new record of {@link #spec(String)}, due at {@code due}.
+   *
+   * @param key the job key
+   * @param due the due time
+   * @return the record
+   */
   public static JobRecord fresh(String key, Instant due) {
     return JobRecord.fresh(spec(key), due);
   }
 
-  /** A successful run of r's due fire that moves it one minute on. */
+  /**
+   * A successful run of r's due fire that moves it one minute on.
+   *
+   * @param r the record whose fire ran
+   * @return the write-back
+   */
   public static RunResult success(JobRecord r) {
     Instant fire = r.dueTime();
     Instant next = fire.plusSeconds(60);
@@ -108,7 +131,13 @@ public abstract class JobStoreContract {
         1);
   }
 
-  /** A failed run of r's due fire that moves it one minute on. */
+  /**
+   * A failed run of r's due fire that moves it one minute on.
+   *
+   * @param r the record whose fire ran
+   * @param error the failure message
+   * @return the write-back
+   */
   public static RunResult failure(JobRecord r, String error) {
     RunResult s = success(r);
     return new RunResult(
@@ -758,7 +787,11 @@ public abstract class JobStoreContract {
 
   // ---- round trips ---------------------------------------------------------------------------
 
-  /** Job definitions of every kind and option, for the round-trip test. */
+  /**
+   * Job definitions of every kind and option, for the round-trip test.
+   *
+   * @return one argument, a {@code JobSpec}, per case
+   */
   public static Stream<Arguments> definitions() {
     JobSpec base = JobSpec.named("job").handler("handler-1");
     ZoneId paris = ZoneId.of("Europe/Paris");
@@ -861,7 +894,11 @@ public abstract class JobStoreContract {
         .containsExactly("job");
   }
 
-  /** Instants at the edges of what a store must keep exactly. */
+  /**
+   * Instants at the edges of what a store must keep exactly.
+   *
+   * @return the instants
+   */
   public static Stream<Instant> instants() {
     return Stream.of(
         T0,

@@ -35,7 +35,11 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
     this.unreachable = unreachable;
   }
 
-  /** Creates a fresh database {@code kairos_<random>}. */
+  /**
+   * Creates a fresh database {@code kairos_<random>}.
+   *
+   * @return the new database
+   */
   public static MariaDbTestDatabase create() {
     String name = "kairos_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     try (Connection c = DriverManager.getConnection(SERVER + "test", properties());
@@ -56,12 +60,20 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
     Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
   }
 
-  /** The JDBC URL of this database. */
+  /**
+   * The JDBC URL of this database.
+   *
+   * @return the URL
+   */
   public String url() {
     return SERVER + database;
   }
 
-  /** The database's name. */
+  /**
+   * The database's name.
+   *
+   * @return the name
+   */
   public String name() {
     return database;
   }
@@ -71,7 +83,13 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
     return JdbcStore.builder().url(url()).user(USER).poolSize(2);
   }
 
-  /** A pool of the test's own. */
+  /**
+   * A pool of the test's own.
+   *
+   * @param poolName the pool's name, shown in its logs
+   * @param size the pool's maximum connections
+   * @return the pool; the caller closes it
+   */
   public HikariDataSource dataSource(String poolName, int size) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url());

@@ -47,7 +47,11 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     this.unreachable = unreachable;
   }
 
-  /** Creates a fresh schema {@code kairos_test_<random>}. */
+  /**
+   * Creates a fresh schema {@code kairos_test_<random>}.
+   *
+   * @return the new schema
+   */
   public static PostgresTestDatabase create() {
     String schema = "kairos_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     try (Connection c = DriverManager.getConnection(SERVER, properties("kairos-test-setup"));
@@ -74,12 +78,20 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
   }
 
-  /** The JDBC URL of this schema. */
+  /**
+   * The JDBC URL of this schema.
+   *
+   * @return the URL
+   */
   public String url() {
     return SERVER + (SERVER.contains("?") ? "&" : "?") + "currentSchema=" + schema;
   }
 
-  /** The schema's name. */
+  /**
+   * The schema's name.
+   *
+   * @return the name
+   */
   public String schema() {
     return schema;
   }
@@ -89,7 +101,13 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     return JdbcStore.builder().url(url()).user(USER).password(PASSWORD).poolSize(2);
   }
 
-  /** A pool of the test's own whose connections carry this application name. */
+  /**
+   * A pool of the test's own whose connections carry this application name.
+   *
+   * @param applicationName the {@code ApplicationName} of the connections
+   * @param size the pool's maximum connections
+   * @return the pool; the caller closes it
+   */
   public HikariDataSource dataSource(String applicationName, int size) {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(url());

@@ -60,7 +60,11 @@ public abstract class RestartContract {
   /** What a run was: the job and fire, and what the context said about it. */
   record Run(String key, Instant scheduledFireTime, int missedFires, boolean recovery) {}
 
-  /** The database the test's stores live in. */
+  /**
+   * The database the test's stores live in.
+   *
+   * @return the database
+   */
   protected abstract TestDatabase database();
 
   @AfterEach
@@ -82,12 +86,25 @@ public abstract class RestartContract {
         runs.add(new Run(ctx.key(), ctx.scheduledFireTime(), ctx.missedFires(), ctx.recovery()));
   }
 
-  /** A scheduler instance over a new store on the test's tables, with the given handlers. */
+  /**
+   * A scheduler instance over a new store on the test's tables, with the given handlers.
+   *
+   * @param clock the clock the instance runs on
+   * @param handlers the names of the handlers it registers
+   * @return the instance, not yet started
+   */
   protected KairosScheduler instance(ManualClock clock, List<String> handlers) {
     return instance(clock, handlers, Duration.ofDays(30));
   }
 
-  /** Like {@link #instance(ManualClock, List)}, with this look-ahead. */
+  /**
+   * Like {@link #instance(ManualClock, List)}, with this look-ahead.
+   *
+   * @param clock the clock the instance runs on
+   * @param handlers the names of the handlers it registers
+   * @param lookAhead the instance's look-ahead
+   * @return the instance, not yet started
+   */
   protected KairosScheduler instance(ManualClock clock, List<String> handlers, Duration lookAhead) {
     Kairos.Builder b =
         Kairos.builder()
@@ -105,7 +122,11 @@ public abstract class RestartContract {
 
   // ---- downtime ------------------------------------------------------------------------------
 
-  /** Misfire policies and what each runs after the downtime. */
+  /**
+   * Misfire policies and what each runs after the downtime.
+   *
+   * @return one argument set per policy
+   */
   public static Stream<Arguments> downtimePolicies() {
     Instant tue = MON_0200.plus(DAY);
     Instant wed = tue.plus(DAY);

@@ -36,7 +36,12 @@ public final class StderrCapture implements AutoCloseable {
     System.setErr(new PrintStream(tee, true, StandardCharsets.UTF_8));
   }
 
-  /** Lines captured so far that contain {@code text}. */
+  /**
+   * Lines captured so far that contain {@code text}.
+   *
+   * @param text the text to look for
+   * @return how many lines contain it
+   */
   public long lines(String text) {
     String all;
     synchronized (copy) {

@@ -12,13 +12,27 @@ import java.util.Optional;
 
 /** A database a test stores jobs in, and reads or edits behind the store's back. */
 public interface TestDatabase {
-  /** A store builder over this database (prefix and options still to be set). */
+  /**
+   * A store builder over this database (prefix and options still to be set).
+   *
+   * @return a new builder
+   */
   JdbcStore.Builder builder();
 
-  /** A plain connection to the database, outside any store's pool. */
+  /**
+   * A plain connection to the database, outside any store's pool.
+   *
+   * @return a new connection; the caller closes it
+   * @throws java.sql.SQLException if the database cannot be reached
+   */
   Connection connect() throws SQLException;
 
-  /** Runs one SQL update; returns the row count. */
+  /**
+   * Runs one SQL update; returns the row count.
+   *
+   * @param sql the statement
+   * @return the row count
+   */
   default int execute(String sql) {
     try (Connection c = connect();
         Statement s = c.createStatement()) {
@@ -28,7 +42,12 @@ public interface TestDatabase {
     }
   }
 
-  /** The first row of a query as column → value (names lower case), if any. */
+  /**
+   * The first row of a query as column → value (names lower case), if any.
+   *
+   * @param sql the query
+   * @return the first row, or empty if there is none
+   */
   default Optional<Map<String, Object>> row(String sql) {
     try (Connection c = connect();
         Statement s = c.createStatement();
