@@ -18,7 +18,12 @@ import org.springframework.context.annotation.Bean;
 @SpringBootApplication
 public class ExampleApplication {
 
-  /** Starts the application. */
+  /**
+   * Starts the application.
+   *
+   * @param args Spring Boot's command-line arguments, for example {@code
+   *     --spring.profiles.active=postgres}
+   */
   public static void main(String[] args) {
     SpringApplication.run(ExampleApplication.class, args);
   }

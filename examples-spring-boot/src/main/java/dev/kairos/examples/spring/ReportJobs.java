@@ -14,7 +14,11 @@ public class ReportJobs {
   private static final Logger log = LoggerFactory.getLogger(ReportJobs.class);
   private final List<String> runs = new CopyOnWriteArrayList<>();
 
-  /** Every minute on the minute, Berlin time; missed minutes are skipped. */
+  /**
+   * Every minute on the minute, Berlin time; missed minutes are skipped.
+   *
+   * @param ctx the run, whose scheduled fire time names the report's minute
+   */
   @KairosScheduled(
       key = "minute-report",
       cron = "0 * * * * *",
@@ -37,7 +41,11 @@ public class ReportJobs {
     log.info("heartbeat");
   }
 
-  /** Runs so far in this process, for tests. */
+  /**
+   * Runs so far in this process, for tests.
+   *
+   * @return the runs, as {@code minute-report@<fire time>} or {@code heartbeat}, oldest first
+   */
   public List<String> runs() {
     return List.copyOf(runs);
   }
