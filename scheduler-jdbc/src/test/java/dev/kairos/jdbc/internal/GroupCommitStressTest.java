@@ -210,6 +210,58 @@ class GroupCommitStressTest {
     assertThat(written).hasSize(ok.get());
   }
 
+  /**
+   * A caller queued behind a busy lane (one lane) or behind its own key in flight (four lanes) is
+   * woken when that batch completes and combines, with no later caller to carry it.
+   */
+  @ParameterizedTest(name = "{0} lane(s), key {1}")
+  @org.junit.jupiter.params.provider.CsvSource({"1, b", "4, a"})
+  void aQueuedCaller_isWokenWhenTheBatchAheadCompletes(int lanes, String secondKey)
+      throws Exception {
+    GroupCommit<String, String> commits = new GroupCommit<>(s -> s.substring(0, 1), lanes);
+    CountDownLatch inFirst = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<String> first =
+          pool.submit(
+              () ->
+                  commits.submit(
+                      "a1",
+                      b -> b,
+                      one -> {
+                        inFirst.countDown();
+                        try {
+                          release.await();
+                        } catch (InterruptedException e) {
+                          throw new IllegalStateException(e);
+                        }
+                        return one;
+                      }));
+      assertThat(inFirst.await(10, TimeUnit.SECONDS)).isTrue();
+      java.util.concurrent.atomic.AtomicReference<Thread> second =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      Future<String> queued =
+          pool.submit(
+              () -> {
+                second.set(Thread.currentThread());
+                return commits.submit(secondKey + "2", b -> b, one -> one);
+              });
+      assertTimeoutPreemptively(
+          Duration.ofSeconds(10),
+          () -> {
+            while (second.get() == null || second.get().getState() != Thread.State.WAITING) {
+              Thread.sleep(1);
+            }
+          });
+      release.countDown();
+      assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("a1");
+      assertThat(queued.get(10, TimeUnit.SECONDS)).isEqualTo(secondKey + "2");
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   /** An Error while writing reaches every caller in the batch; later callers are not stuck. */
   @Test
   void anError_completesItsBatch_andTheNextCallerGetsThrough() {
