@@ -144,10 +144,11 @@ public final class JdbcStore implements ClusterStore {
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
 
-  /** Write-backs that arrive together are committed together. */
-  /** Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}), combined. */
-  private final GroupCommit<Object, Optional<JobRecord>> commits =
-      new GroupCommit<>(JdbcStore::keyOf);
+  /**
+   * Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}): those that arrive
+   * together are committed together, several such transactions in flight at once.
+   */
+  private final GroupCommit<Object, Optional<JobRecord>> commits;
 
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
@@ -160,6 +161,7 @@ public final class JdbcStore implements ClusterStore {
     this.source = source;
     this.settings = settings;
     this.runs = new RunTable(settings.tablePrefix());
+    this.commits = new GroupCommit<>(JdbcStore::keyOf, GroupCommit.lanesFor(source.poolSize()));
     this.startMarks =
         new StartMarks(
             startMarkDelay,

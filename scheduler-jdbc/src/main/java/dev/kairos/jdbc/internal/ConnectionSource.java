@@ -109,6 +109,17 @@ public final class ConnectionSource {
     return given == null;
   }
 
+  /**
+   * Most connections the pool hands out: the store's own pool's size, a user's HikariCP pool's, or
+   * 0 if unknown (another pooling data source).
+   */
+  public int poolSize() {
+    if (given == null) {
+      return poolConfig.getMaximumPoolSize();
+    }
+    return given instanceof HikariDataSource h ? h.getMaximumPoolSize() : 0;
+  }
+
   /** The data source; makes the pool on the first call. */
   public synchronized DataSource open() {
     if (given != null) {
