@@ -443,8 +443,8 @@ final class Dispatcher {
       e.notBefore = Long.MIN_VALUE;
       if (!shutdown && r != null && r.dueTime() != null && inWindow(r)) {
         long delay = share.delayNanos(e.key);
-        long early = notBefore - Entry.nanos(r.dueTime());
-        if (notBefore != Long.MIN_VALUE && early > 0) { // see Entry.notBefore
+        if (notBefore != Long.MIN_VALUE) { // see Entry.notBefore
+          long early = Math.max(0, notBefore - Entry.nanos(r.dueTime()));
           delay = early > Long.MAX_VALUE - delay ? Long.MAX_VALUE : delay + early;
         }
         enqueue(e, r, delay);

@@ -558,10 +558,7 @@ public final class KairosScheduler implements Scheduler {
 
   /** {@link #resync} now, or when the caller's open transaction ends (see {@link #toHeap}). */
   private void resyncWhenSettled(List<String> keys) {
-    List<String> later = List.copyOf(keys);
-    if (!config.callerTransactions().afterCompletion(() -> resync(later))) {
-      resync(later);
-    }
+    toHeap(keys, () -> resync(keys));
   }
 
   /**
