@@ -101,6 +101,54 @@ public interface JobStore extends AutoCloseable {
    */
   Optional<JobRecord> runFinished(RunResult result);
 
+  // ---- batched runs (stores whose writes cost a transaction) -------------------------------
+
+  /**
+   * True if this store writes runs far more cheaply in batches than one by one (a database, where
+   * each write is a transaction). The engine then hands each finished run to {@link #runsFinished}
+   * from a write-back queue instead of waiting for it, and marks runs about to start with {@link
+   * #runsStarted}, several at once. False (the default) keeps the one-by-one calls.
+   *
+   * @return true if the engine should batch this store's run writes
+   */
+  default boolean batchesRuns() {
+    return false;
+  }
+
+  /**
+   * Marks jobs about to run, in one write where the store can: each row whose state is {@code
+   * SCHEDULED} at the mark's version becomes {@code RUNNING}, so that a crash before its write-back
+   * is recovered as an interrupted fire. Nothing else changes (not the version, not the last
+   * start). The default calls nothing: a store that does not batch runs gets {@link #runStarted}.
+   *
+   * @param marks the jobs, with distinct keys
+   */
+  default void runsStarted(List<StartMark> marks) {}
+
+  /**
+   * Undoes {@link #runsStarted} for jobs that were marked but did not run (the scheduler closed
+   * first): each row that is {@code RUNNING} at the mark's version becomes {@code SCHEDULED}.
+   *
+   * @param marks the jobs, with distinct keys
+   */
+  default void runsNotStarted(List<StartMark> marks) {}
+
+  /**
+   * {@link #runFinished} of each result, with the keys distinct. A store that overrides this writes
+   * them in one transaction (all or none); the default calls {@link #runFinished} for each, so a
+   * failure may leave a prefix written, which the engine's retry of each recognises as done.
+   *
+   * @param results the finished runs, with distinct keys
+   * @return for each result, in the order given, the job as now stored, or empty if it was deleted
+   */
+  default List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
+    List<Optional<JobRecord>> out = new ArrayList<>(results.size());
+    for (RunResult r : results) {
+      out.add(runFinished(r));
+    }
+    return out;
+  }
+
   /**
    * The newest {@code limit} runs of a job, newest first.
    *

@@ -22,6 +22,7 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.StartMark;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
 import java.nio.file.Path;
@@ -30,7 +31,10 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -523,6 +527,67 @@ public final class JdbcStore implements ClusterStore {
     Optional<JobRecord> stored = commit(x);
     signal();
     return stored;
+  }
+
+  /** True: runs are written in batches (see {@link #runsFinished}, {@link #runsStarted}). */
+  @Override
+  public boolean batchesRuns() {
+    return true;
+  }
+
+  @Override
+  public void runsStarted(List<StartMark> marks) {
+    markRunning(marks, true);
+  }
+
+  @Override
+  public void runsNotStarted(List<StartMark> marks) {
+    markRunning(marks, false);
+  }
+
+  private void markRunning(List<StartMark> marks, boolean running) {
+    if (marks.isEmpty()) {
+      return;
+    }
+    List<StartMark> sorted = new ArrayList<>(marks);
+    sorted.sort(Comparator.comparing(StartMark::key)); // rows locked in key order
+    database.inTransaction(
+        (running ? "marking " : "unmarking ") + marks.size() + " run(s) as started",
+        h -> {
+          tables().jobs().markRunning(h, sorted, running);
+          return null;
+        });
+  }
+
+  /**
+   * Writes the runs back in one transaction, rows locked in key order; all or none. The engine
+   * retries a failed batch one run at a time ({@link #runFinished}), which recognises a run this
+   * batch wrote already (see {@link WriteBack#isRepeat}).
+   */
+  @Override
+  public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
+    if (results.isEmpty()) {
+      return List.of();
+    }
+    Integer[] order = new Integer[results.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+      startMarks.finished(results.get(i).key());
+    }
+    Arrays.sort(order, Comparator.comparing(i -> results.get(i).key()));
+    List<Optional<JobRecord>> out =
+        database.inTransaction(
+            "writing back " + results.size() + " run(s)",
+            h -> {
+              List<Optional<JobRecord>> stored =
+                  new ArrayList<>(Collections.nCopies(results.size(), Optional.empty()));
+              for (int i : order) {
+                stored.set(i, runFinished(h, results.get(i)));
+              }
+              return stored;
+            });
+    signal();
+    return out;
   }
 
   /**

@@ -5,6 +5,7 @@ import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.WindowCursor;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
@@ -433,6 +434,7 @@ final class Dispatcher {
     try {
       e.running = false;
       e.recovery = false;
+      e.mark = null;
       e.claimedFire = null;
       e.triggerRequested = false;
       e.triggerTaken = false;
@@ -493,6 +495,82 @@ final class Dispatcher {
         return null;
       }
       return time.now();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The start-mark batch of the running entry {@code e} (single-instance mode, a store that batches
+   * runs): the batch that already covers it at its version, or a new one holding it and up to
+   * {@code limit - 1} queued entries that are due now, {@code SCHEDULED} and {@code runnable}
+   * (their handler is registered), found by walking the heap from its head and stopping at any
+   * entry not yet due (its subtree is later still). The caller writes a new batch ({@link
+   * MarkBatch#mine}); a worker that takes a covered entry waits for that write instead of marking
+   * it again. A covered entry that does not run (closed first; a change) keeps its mark; see {@link
+   * #markedNotRun} and the store's version check.
+   */
+  MarkBatch markBatch(Entry e, int limit, java.util.function.Predicate<JobRecord> runnable) {
+    lock.lock();
+    try {
+      long version = e.record.version();
+      if (e.mark != null && e.markedVersion == version) {
+        return e.mark;
+      }
+      MarkBatch b = new MarkBatch();
+      cover(e, b);
+      long now = Entry.nanos(time.now());
+      int[] stack = new int[Math.max(2, 2 * limit + 2)];
+      int top = 0;
+      if (heap.size() > 0) {
+        stack[top++] = 0;
+      }
+      while (top > 0 && b.marks.size() < limit) {
+        int i = stack[--top];
+        Entry q = heap.at(i);
+        if (q.due > now) {
+          continue;
+        }
+        if ((q.mark == null || q.markedVersion != q.record.version())
+            && q.record.state() == JobState.SCHEDULED
+            && runnable.test(q.record)) {
+          cover(q, b);
+        }
+        for (int c = 2 * i + 1; c <= 2 * i + 2; c++) {
+          if (c < heap.size() && top < stack.length) {
+            stack[top++] = c;
+          }
+        }
+      }
+      return b;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  private static void cover(Entry q, MarkBatch b) {
+    q.mark = b;
+    q.markedVersion = q.record.version();
+    b.marks.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+  }
+
+  /**
+   * Queued entries whose start mark was written at their current version but that have not run (for
+   * close: the store clears those marks, so a clean stop leaves no false recovery).
+   */
+  List<dev.kairos.spi.StartMark> markedNotRun() {
+    lock.lock();
+    try {
+      List<dev.kairos.spi.StartMark> out = new ArrayList<>();
+      for (Entry q : tracked.values()) {
+        if (!q.running
+            && q.mark != null
+            && q.markedVersion == q.record.version()
+            && q.mark.written()) {
+          out.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+        }
+      }
+      return out;
     } finally {
       lock.unlock();
     }

@@ -58,6 +58,15 @@ final class Entry {
   /** Cluster mode: the fire (due time) of the claim this worker won and runs, or null. */
   java.time.Instant claimedFire;
 
+  /**
+   * The batch whose start mark covers this entry at {@link #markedVersion}, or null (see {@link
+   * Dispatcher#markBatch}); a mark of another version does not count.
+   */
+  MarkBatch mark;
+
+  /** The record version {@link #mark} was made for. */
+  long markedVersion;
+
   /** The timetable of {@link #timetableSpec}, kept so a cron expression is parsed once. */
   private Timetable timetable;
 

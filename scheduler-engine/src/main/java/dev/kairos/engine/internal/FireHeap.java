@@ -14,6 +14,11 @@ final class FireHeap {
     return size;
   }
 
+  /** The entry at heap index {@code i} (0 is the head; the children of i are 2i+1 and 2i+2). */
+  Entry at(int i) {
+    return queue[i];
+  }
+
   /** The head, or null if empty. */
   Entry peek() {
     return queue[0];

@@ -9,8 +9,10 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.StartMark;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -67,38 +69,184 @@ final class FireRunner {
     this.cluster = config.store() instanceof ClusterStore cs && cs.clustered() ? cs : null;
   }
 
-  /** Runs the entry's due fire (or applies its misfire policy) and re-queues it. */
+  /**
+   * Runs the entry's due fire (or applies its misfire policy) and re-queues it; with a write-back
+   * queue, the queue re-queues it once the run's write-back has committed.
+   */
   void fire(Entry e) {
-    JobRecord stored = null;
+    Handoff handoff = new Handoff();
+    JobRecord stored;
     try {
-      stored = process(e, e.record);
+      stored = process(e, e.record, handoff);
+    } catch (RuntimeException ex) {
+      engineFailure(e, ex);
+      dispatcher.finish(e, null);
+      return;
+    } catch (Error err) {
+      dispatcher.finish(e, null);
+      throw err;
+    }
+    if (!handoff.queued) {
+      afterRun(e, stored);
+    }
+  }
+
+  /**
+   * Set by the worker when it queued the run's write-back: from then on the write-back queue
+   * finishes the entry (which may already be running again on another worker), not this worker.
+   */
+  private static final class Handoff {
+    boolean queued;
+  }
+
+  /** Applies a trigger requested during the run, then hands the entry back to the dispatcher. */
+  private void afterRun(Entry e, JobRecord stored) {
+    JobRecord last = stored;
+    try {
       if (dispatcher.triggerRequested(e)) {
         changes.lock();
         try {
           if (dispatcher.takeTriggerRequest(e)) { // unless a pause cancelled it meanwhile
-            stored = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
+            last = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
           }
         } finally {
           changes.unlock();
         }
       }
-    } catch (UnreadableJobException ex) {
+    } catch (RuntimeException ex) {
+      engineFailure(e, ex);
+    } finally {
+      dispatcher.finish(e, last);
+    }
+  }
+
+  private static void engineFailure(Entry e, RuntimeException ex) {
+    if (ex instanceof UnreadableJobException) {
       log.error(
           "job '{}': its stored row cannot be read; dropped from memory, left in the store",
           e.key,
           ex);
-    } catch (RuntimeException ex) {
+    } else {
       log.error(
           "job '{}': unexpected engine failure; the job is dropped from memory until the"
               + " next start",
           e.key,
           ex);
-    } finally {
-      dispatcher.finish(e, stored);
     }
   }
 
-  private JobRecord process(Entry e, JobRecord r) {
+  // ---- the write-back queue (stores that batch runs, single-instance mode) -------------------
+
+  /** Most start marks written in one batch. */
+  static final int MARK_BATCH = 64;
+
+  /** A run whose write-back is queued, with what its completion needs. */
+  private record Queued(Entry entry, RunResult result, RunContext ctx, long begin) {}
+
+  /**
+   * The write-back queue, or null: runs are then written back by their worker. Set before the
+   * workers start (see {@link #startWriteBackQueue}); read by workers only after.
+   */
+  private volatile WriteBackQueue<Queued> writeBacks;
+
+  /**
+   * Starts the write-back queue with {@code threads} writers if the store batches runs and this is
+   * single-instance mode; call before the workers start. Without it (the step API, an in-memory
+   * store, cluster mode) each worker writes its own run back and marks its own start.
+   */
+  void startWriteBackQueue(int threads, java.util.concurrent.ThreadFactory factory) {
+    if (cluster == null && config.store().batchesRuns()) {
+      WriteBackQueue<Queued> q = new WriteBackQueue<>(this::writeBatch);
+      q.start(threads, config.instanceId(), factory);
+      writeBacks = q;
+    }
+  }
+
+  /**
+   * Close: waits until the queued write-backs are written (their retries give up after the grace
+   * period, as a worker's do), then clears the start marks of entries that were marked in a batch
+   * but never ran, so a clean stop leaves no false recovery. Returns false if some were left.
+   */
+  boolean stopWriteBackQueue(long deadlineNanos) {
+    WriteBackQueue<Queued> q = writeBacks;
+    if (q == null) {
+      return true;
+    }
+    boolean drained = q.drain(deadlineNanos);
+    q.join(Math.max(1, deadlineNanos - System.nanoTime()));
+    List<StartMark> unrun = dispatcher.markedNotRun();
+    if (!unrun.isEmpty()) {
+      try {
+        config.store().runsNotStarted(unrun);
+      } catch (RuntimeException ex) {
+        log.warn(
+            "clearing the start marks of {} job(s) that did not run failed; at the next start"
+                + " they run as recoveries",
+            unrun.size(),
+            ex);
+      }
+    }
+    return drained;
+  }
+
+  /** A writer thread: one batch in one store call, else each with retries; then completions. */
+  private void writeBatch(List<Queued> batch) {
+    List<Optional<JobRecord>> stored = null;
+    try {
+      stored = config.store().runsFinished(batch.stream().map(Queued::result).toList());
+      health.ok();
+    } catch (RuntimeException ex) {
+      health.failed("writing back " + batch.size() + " run(s)", ex);
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      Queued q = batch.get(i);
+      try {
+        Optional<Optional<JobRecord>> answer =
+            stored != null
+                ? Optional.of(stored.get(i))
+                : retrying(
+                    "writing back job '" + q.result().key() + "'",
+                    () -> config.store().runFinished(q.result()));
+        afterRun(q.entry(), writtenBack(q.result(), q.ctx(), answer, q.begin()).orElse(null));
+      } catch (RuntimeException ex) {
+        engineFailure(q.entry(), ex);
+        dispatcher.finish(q.entry(), null);
+      }
+    }
+  }
+
+  /**
+   * Marks the start of {@code e}'s run: in a batch with other due entries when there is a
+   * write-back queue (waiting for the batch another worker writes if one covers it), else alone.
+   * Either way the mark is durable, or has failed and been reported, before the run starts.
+   */
+  private void markStarted(Entry e, JobRecord r, Instant fire, Instant start) {
+    if (writeBacks == null) {
+      markStarted(r.key(), fire, start);
+      return;
+    }
+    MarkBatch b =
+        dispatcher.markBatch(e, MARK_BATCH, x -> config.handlers().containsKey(x.spec().handler()));
+    boolean written;
+    if (b.mine()) {
+      written = false;
+      try {
+        config.store().runsStarted(b.marks);
+        health.ok();
+        written = true;
+      } catch (RuntimeException ex) {
+        health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
+      }
+      b.complete(written);
+    } else {
+      written = b.await();
+    }
+    if (!written) {
+      markStarted(r.key(), fire, start); // alone, as without a queue
+    }
+  }
+
+  private JobRecord process(Entry e, JobRecord r, Handoff handoff) {
     Job job = config.handlers().get(r.spec().handler());
     if (job == null) {
       if (warnedHandlers.add(r.key())) {
@@ -111,13 +259,14 @@ final class FireRunner {
     }
     Timetable tt = e.timetable(r.spec());
     return switch (r.dueKind()) {
-      case RETRY -> run(e, r, tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()));
-      case TRIGGER -> run(e, r, tt, new Fire(r.dueTime(), 1, 0, r.dueKind()));
-      case TIMETABLE -> timetableFire(e, r, tt);
+      case RETRY ->
+          run(e, r, tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()), handoff);
+      case TRIGGER -> run(e, r, tt, new Fire(r.dueTime(), 1, 0, r.dueKind()), handoff);
+      case TIMETABLE -> timetableFire(e, r, tt, handoff);
     };
   }
 
-  private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt) {
+  private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt, Handoff handoff) {
     Instant now = config.time().now();
     Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
     MisfireRule.Decision d =
@@ -140,13 +289,13 @@ final class FireRunner {
       Instant due = Jitter.due(r.spec(), next);
       return replace(r, r.withSchedule(state, next, due, FireKind.TIMETABLE, 1));
     }
-    return run(e, r, tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE));
+    return run(e, r, tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE), handoff);
   }
 
   /** One fire to run: its scheduled time, attempt, missed fires it stands for, and why. */
   record Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {}
 
-  private JobRecord run(Entry e, JobRecord taken, Timetable tt, Fire fire) {
+  private JobRecord run(Entry e, JobRecord taken, Timetable tt, Fire fire, Handoff handoff) {
     JobRecord r = taken;
     boolean recovery = e.recovery;
     Instant start;
@@ -180,7 +329,7 @@ final class FireRunner {
         log.debug("job '{}': changed before its run; fire {} not run", r.key(), fire.scheduled());
         return null;
       }
-      markStarted(r.key(), fire.scheduled(), start);
+      markStarted(e, r, fire.scheduled(), start);
     }
     RunContext ctx =
         new RunContext(
@@ -212,6 +361,15 @@ final class FireRunner {
     Instant end = start.plus(ran.isNegative() ? Duration.ZERO : ran); // a resampled clock steps
     RunResult result = result(r, tt, fire, ctx, end, outcome, failure);
     report(ctx, result, failure, Duration.between(start, end));
+    WriteBackQueue<Queued> queue = writeBacks;
+    if (queue != null) {
+      handoff.queued = true; // from here on the queue owns the entry
+      queue.submit(new Queued(e, result, ctx, System.nanoTime()));
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+      return null;
+    }
     Optional<JobRecord> stored = writeBack(result, ctx);
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -389,6 +547,15 @@ final class FireRunner {
     Optional<Optional<JobRecord>> answer =
         retrying(
             "writing back job '" + result.key() + "'", () -> config.store().runFinished(result));
+    return writtenBack(result, ctx, answer, begin);
+  }
+
+  /**
+   * Reports a write-back's answer: its latency to the listeners, or, if it was abandoned at
+   * shutdown (empty), an error saying the fire runs again.
+   */
+  private Optional<JobRecord> writtenBack(
+      RunResult result, RunContext ctx, Optional<Optional<JobRecord>> answer, long begin) {
     if (answer.isPresent()) {
       listeners.runWrittenBack(ctx, Duration.ofNanos(System.nanoTime() - begin));
     }

@@ -58,6 +58,12 @@ public final class KairosScheduler implements Scheduler {
    */
   public static final java.time.Duration INTERRUPT_WAIT = java.time.Duration.ofSeconds(5);
 
+  /**
+   * Writer threads of the write-back queue (a store that batches runs, single-instance mode): one
+   * writes a batch while the next gathers, so a commit's latency overlaps the next batch's wait.
+   */
+  static final int WRITE_BACK_THREADS = 2;
+
   /** Holds the JVM while the scheduler runs (its workers are daemon threads); close() ends it. */
   private final java.util.concurrent.CountDownLatch keepAlive =
       new java.util.concurrent.CountDownLatch(1);
@@ -109,6 +115,7 @@ public final class KairosScheduler implements Scheduler {
       Thread holder = new Thread(this::holdJvm, "kairos-keepalive-" + config.instanceId());
       holder.setDaemon(false);
       holder.start();
+      runner.startWriteBackQueue(WRITE_BACK_THREADS, config.threadFactory());
       for (int i = 0; i < config.workers(); i++) {
         Thread t = config.threadFactory().newThread(this::work);
         t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not
@@ -709,6 +716,12 @@ public final class KairosScheduler implements Scheduler {
       joinUntil(interruptDeadline);
     }
     stopClusterSync(interruptDeadline);
+    if (!runner.stopWriteBackQueue(
+        Math.max(interruptDeadline, System.nanoTime() + 1_000_000_000L))) {
+      log.error(
+          "some write-backs were still unwritten at close (the store fails?); those fires run"
+              + " again at the next start");
+    }
     List<String> stuck = workers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
     if (!stuck.isEmpty()) {
       log.error(

@@ -32,6 +32,8 @@ public final class JobTable {
   private final String updateDefinition;
   private final String replace;
   private final String runStarted;
+  private final String markRunning;
+  private final String unmarkRunning;
   private final String runFinished;
   private final String runFinishedKeepingClaim;
   private final String delete;
@@ -79,6 +81,16 @@ public final class JobTable {
             + table
             + " SET state = CASE WHEN state = 'SCHEDULED' THEN 'RUNNING' ELSE state END,"
             + " last_start = :start WHERE job_key = :key";
+    markRunning =
+        "UPDATE "
+            + table
+            + " SET state = 'RUNNING'"
+            + " WHERE job_key = :key AND version = :version AND state = 'SCHEDULED'";
+    unmarkRunning =
+        "UPDATE "
+            + table
+            + " SET state = 'SCHEDULED'"
+            + " WHERE job_key = :key AND version = :version AND state = 'RUNNING'";
     String finished =
         "UPDATE "
             + table
@@ -171,6 +183,19 @@ public final class JobTable {
     var batch = h.prepareBatch(runStarted);
     for (StartMarks.Mark m : marks) {
       batch.bind("key", m.key()).bind("start", decimal(m.start())).add();
+    }
+    batch.execute();
+  }
+
+  /**
+   * Sets each marked row that is SCHEDULED at the mark's version to RUNNING ({@code running}), or
+   * each that is RUNNING at that version back to SCHEDULED; one batched statement, in the order
+   * given (the caller sorts by key).
+   */
+  public void markRunning(Handle h, List<dev.kairos.spi.StartMark> marks, boolean running) {
+    var batch = h.prepareBatch(running ? markRunning : unmarkRunning);
+    for (dev.kairos.spi.StartMark m : marks) {
+      batch.bind("key", m.key()).bind("version", m.version()).add();
     }
     batch.execute();
   }
