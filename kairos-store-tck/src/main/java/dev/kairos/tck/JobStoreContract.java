@@ -20,6 +20,7 @@ import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.StartMark;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
@@ -227,6 +228,91 @@ public abstract class JobStoreContract {
 
     assertThat(stored("a").state()).isEqualTo(JobState.COMPLETE);
     assertThat(store.due(null, Instant.MAX, 10)).isEmpty();
+  }
+
+  // ---- batched runs ----------------------------------------------------------------------------
+
+  @Test
+  void runsFinished_answersInTheOrderGiven_asOneByOneWouldHave() {
+    JobStore twin = open(100, true);
+    List<RunResult> batch = new ArrayList<>();
+    List<Optional<JobRecord>> oneByOne = new ArrayList<>();
+    for (String key : List.of("c", "a", "b")) {
+      JobRecord r = store.upsert(fresh(key, T0)).record();
+      JobRecord t = twin.upsert(fresh(key, T0)).record();
+      assertThat(t).isEqualTo(r.withVersion(t.version()));
+      RunResult x = key.equals("b") ? failure(r, "boom") : success(r);
+      batch.add(x);
+      RunResult y = key.equals("b") ? failure(t, "boom") : success(t);
+      oneByOne.add(twin.runFinished(y).map(z -> z.withVersion(0)));
+    }
+    List<Optional<JobRecord>> written = store.runsFinished(batch);
+
+    assertThat(written).extracting(o -> o.map(z -> z.withVersion(0))).isEqualTo(oneByOne);
+    for (int i = 0; i < batch.size(); i++) {
+      String key = batch.get(i).key();
+      assertThat(written.get(i)).contains(stored(key));
+      assertThat(store.history(key, 10))
+          .extracting(RunRecord::outcome)
+          .containsExactly(key.equals("b") ? RunOutcome.FAILURE : RunOutcome.SUCCESS);
+    }
+    if (store.batchesRuns()) { // its engine retries a failed batch: a repeat must be harmless
+      // written again (an acknowledgement lost): recognised as done, nothing appended
+      assertThat(store.runsFinished(batch)).isEqualTo(written);
+      assertThat(store.history("a", 10)).hasSize(1);
+    }
+  }
+
+  @Test
+  void runsFinished_staleAndGoneJobs_keepTheChangeOrAnswerEmpty() {
+    JobRecord a = store.upsert(fresh("a", T0)).record();
+    JobRecord b = store.upsert(fresh("b", T0)).record();
+    JobRecord paused =
+        store
+            .replace(
+                a.withSchedule(JobState.PAUSED, a.nextFireTime(), null, FireKind.TIMETABLE, 1),
+                a.version())
+            .orElseThrow();
+    store.delete("b");
+
+    List<Optional<JobRecord>> written = store.runsFinished(List.of(success(a), success(b)));
+
+    assertThat(written.get(0)).contains(stored("a"));
+    assertThat(stored("a").state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored("a").runCount()).isEqualTo(paused.runCount() + 1);
+    assertThat(written.get(1)).isEmpty();
+    assertThat(store.find("b")).isEmpty();
+  }
+
+  @Test
+  void runsStarted_marksOnlyScheduledRowsAtTheirVersion_runsNotStartedUndoes() {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        store.batchesRuns(), "this store does not batch runs: marks are its runStarted");
+    JobRecord a = store.upsert(fresh("a", T0)).record();
+    JobRecord b = store.upsert(fresh("b", T0)).record();
+    JobRecord c = store.upsert(fresh("c", T0)).record();
+    store.replace(
+        c.withSchedule(JobState.PAUSED, c.nextFireTime(), null, FireKind.TIMETABLE, 1),
+        c.version());
+    JobRecord before = stored("a");
+
+    store.runsStarted(
+        List.of(
+            new StartMark("a", a.version()),
+            new StartMark("b", b.version() + 1), // not the stored version: left alone
+            new StartMark("c", c.version() + 1))); // paused: left alone
+
+    assertThat(stored("a").state()).isEqualTo(JobState.RUNNING);
+    assertThat(stored("a").version()).isEqualTo(before.version());
+    assertThat(stored("a").lastStart()).isEqualTo(before.lastStart());
+    assertThat(stored("b").state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(stored("c").state()).isEqualTo(JobState.PAUSED);
+
+    store.runsNotStarted(
+        List.of(new StartMark("a", a.version()), new StartMark("c", c.version() + 1)));
+
+    assertThat(stored("a")).isEqualTo(before);
+    assertThat(stored("c").state()).isEqualTo(JobState.PAUSED);
   }
 
   // ---- find, findAll ---------------------------------------------------------------------------

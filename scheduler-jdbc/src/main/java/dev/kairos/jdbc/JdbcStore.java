@@ -579,10 +579,15 @@ public final class JdbcStore implements ClusterStore {
         database.inTransaction(
             "writing back " + results.size() + " run(s)",
             h -> {
+              List<RunResult> sorted = new ArrayList<>(order.length);
+              for (int i : order) {
+                sorted.add(results.get(i));
+              }
+              List<Optional<JobRecord>> written = runsFinished(h, sorted);
               List<Optional<JobRecord>> stored =
                   new ArrayList<>(Collections.nCopies(results.size(), Optional.empty()));
-              for (int i : order) {
-                stored.set(i, runFinished(h, results.get(i)));
+              for (int j = 0; j < order.length; j++) {
+                stored.set(order[j], written.get(j));
               }
               return stored;
             });
@@ -656,6 +661,64 @@ public final class JdbcStore implements ClusterStore {
     trimHistory(h, updated, x.end()); // before the update, whose change stamp should come last
     jobs.runFinished(h, updated, WriteBack.keepsClaim(stored, x, leasedToOther));
     return Optional.of(updated);
+  }
+
+  /**
+   * {@link #runFinished(Handle, RunResult)} of runs sorted by key, with one statement per row kind:
+   * the rows read and locked in key order, the history rows inserted in one batch, then deletions
+   * and history trims (rare), then the rows updated in one batch per claim handling.
+   */
+  private List<Optional<JobRecord>> runsFinished(Handle h, List<RunResult> sorted) {
+    JobTable jobs = tables().jobs();
+    Map<String, JobRows.Row> rows = new HashMap<>();
+    for (JobRows.Row row : jobs.findAll(h, sorted.stream().map(RunResult::key).toList(), true)) {
+      rows.put(row.key(), row);
+    }
+    List<Optional<JobRecord>> out = new ArrayList<>(sorted.size());
+    List<RunResult> history = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    List<JobRecord> ended = new ArrayList<>();
+    List<JobRecord> keepingClaim = new ArrayList<>();
+    List<RunResult> trims = new ArrayList<>();
+    for (RunResult x : sorted) {
+      JobRows.Row row = rows.get(x.key());
+      if (row == null || readable(row).isEmpty()) {
+        out.add(Optional.empty()); // an unreadable row is left as it is: see runFinished
+        continue;
+      }
+      JobRecord stored = row.record();
+      if (WriteBack.isRepeat(stored, x)) {
+        out.add(Optional.of(stored));
+        continue;
+      }
+      String owner = row.owner();
+      boolean leasedToOther = owner != null && !owner.equals(x.instance());
+      JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
+      if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
+        deleted.add(x.key());
+        out.add(Optional.empty());
+        continue;
+      }
+      if (settings.historyPerJob() > 0) {
+        history.add(x);
+      }
+      if (settings.historyPerJob() > 0 && updated.runCount() % TRIM_INTERVAL == 0) {
+        trims.add(x);
+      }
+      (WriteBack.keepsClaim(stored, x, leasedToOther) ? keepingClaim : ended).add(updated);
+      out.add(Optional.of(updated));
+    }
+    runs.insertAll(h, history);
+    for (String key : deleted) {
+      delete(h, key);
+    }
+    for (RunResult x : trims) {
+      Optional<JobRecord> r = out.get(sorted.indexOf(x));
+      r.ifPresent(updated -> trimHistory(h, updated, x.end()));
+    }
+    jobs.runsFinished(h, ended, false); // after the trims: their change stamps come last
+    jobs.runsFinished(h, keepingClaim, true);
+    return out;
   }
 
   private void trimHistory(Handle h, JobRecord r, Instant newestEnd) {

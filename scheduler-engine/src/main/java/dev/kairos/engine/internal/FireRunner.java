@@ -154,10 +154,10 @@ final class FireRunner {
    * single-instance mode; call before the workers start. Without it (the step API, an in-memory
    * store, cluster mode) each worker writes its own run back and marks its own start.
    */
-  void startWriteBackQueue(int threads, java.util.concurrent.ThreadFactory factory) {
+  void startWriteBackQueue(int threads) {
     if (cluster == null && config.store().batchesRuns()) {
       WriteBackQueue<Queued> q = new WriteBackQueue<>(this::writeBatch);
-      q.start(threads, config.instanceId(), factory);
+      q.start(threads, config.instanceId());
       writeBacks = q;
     }
   }

@@ -115,7 +115,7 @@ public final class KairosScheduler implements Scheduler {
       Thread holder = new Thread(this::holdJvm, "kairos-keepalive-" + config.instanceId());
       holder.setDaemon(false);
       holder.start();
-      runner.startWriteBackQueue(WRITE_BACK_THREADS, config.threadFactory());
+      runner.startWriteBackQueue(WRITE_BACK_THREADS);
       for (int i = 0; i < config.workers(); i++) {
         Thread t = config.threadFactory().newThread(this::work);
         t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not

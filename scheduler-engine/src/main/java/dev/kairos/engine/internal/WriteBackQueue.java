@@ -3,7 +3,6 @@ package dev.kairos.engine.internal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -52,11 +51,13 @@ final class WriteBackQueue<T> {
     this.writer = writer;
   }
 
-  /** Starts {@code count} daemon writer threads named after the instance. */
-  void start(int count, String instanceId, ThreadFactory factory) {
+  /**
+   * Starts {@code count} daemon writer threads named after the instance (platform threads of the
+   * engine's own, as the cluster thread is: the user's thread factory makes workers only).
+   */
+  void start(int count, String instanceId) {
     for (int i = 0; i < count; i++) {
-      Thread t = factory.newThread(this::loop);
-      t.setName("kairos-writeback-" + instanceId + "-" + i);
+      Thread t = new Thread(this::loop, "kairos-writeback-" + instanceId + "-" + i);
       t.setDaemon(true);
       threads.add(t);
       t.start();

@@ -214,6 +214,21 @@ public final class JobTable {
     u.execute();
   }
 
+  /** {@link #runFinished} of each record, in one batched statement, in the order given. */
+  public void runsFinished(Handle h, List<JobRecord> records, boolean keepClaim) {
+    if (records.isEmpty()) {
+      return;
+    }
+    var batch = h.prepareBatch(keepClaim ? runFinishedKeepingClaim : runFinished);
+    for (JobRecord r : records) {
+      batch.bind("key", r.key()).bind("version", r.version());
+      JobRows.bindSchedule(batch, r);
+      JobRows.bindStats(batch, r);
+      batch.add();
+    }
+    batch.execute();
+  }
+
   /** Deletes the job's row; false if there was none. */
   public boolean delete(Handle h, String key) {
     return h.createUpdate(delete).bind("key", key).execute() == 1;
@@ -236,7 +251,7 @@ public final class JobTable {
       for (int i = 0; i < part.size(); i++) {
         sql.append(i == 0 ? ":k" : ", :k").append(i);
       }
-      sql.append(forUpdate ? ") FOR UPDATE" : ")");
+      sql.append(forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")"); // locked in key order
       var q = h.createQuery(sql.toString());
       for (int i = 0; i < part.size(); i++) {
         q.bind("k" + i, part.get(i));

@@ -49,8 +49,23 @@ public final class RunTable {
 
   /** Appends a run. */
   public void insert(Handle h, RunResult x) {
-    h.createUpdate(insert)
-        .bind("key", x.key())
+    bind(h.createUpdate(insert), x).execute();
+  }
+
+  /** Appends runs, in one batched statement, in the order given. */
+  public void insertAll(Handle h, List<RunResult> runs) {
+    if (runs.isEmpty()) {
+      return;
+    }
+    var batch = h.prepareBatch(insert);
+    for (RunResult x : runs) {
+      bind(batch, x).add();
+    }
+    batch.execute();
+  }
+
+  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bind(S s, RunResult x) {
+    return s.bind("key", x.key())
         .bind("scheduled", decimal(x.scheduledFireTime()))
         .bind("start", decimal(x.start()))
         .bind("end", decimal(x.end()))
@@ -59,8 +74,7 @@ public final class RunTable {
         .bind("attempt", x.attempt())
         .bind("instance", x.instance())
         .bind("recovery", x.recovery())
-        .bind("missed", x.missedFires())
-        .execute();
+        .bind("missed", x.missedFires());
   }
 
   /**
