@@ -154,6 +154,9 @@ public final class JdbcStore implements ClusterStore {
    */
   private final GroupCommit<Object, Optional<JobRecord>> commits;
 
+  /** See {@link Builder#startMarkDelay}. */
+  private final Duration startMarkDelay;
+
   /** Start marks, written only for runs still going after the start-mark delay. */
   private final StartMarks startMarks;
 
@@ -161,6 +164,7 @@ public final class JdbcStore implements ClusterStore {
   private record Tables(JobTable jobs, Cluster cluster) {}
 
   private JdbcStore(ConnectionSource source, StoreSettings settings, Duration startMarkDelay) {
+    this.startMarkDelay = startMarkDelay;
     this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
     this.source = source;
     this.settings = settings;
@@ -535,9 +539,21 @@ public final class JdbcStore implements ClusterStore {
     return true;
   }
 
+  /**
+   * Marks the runs in one transaction; with a positive {@link Builder#startMarkDelay} instead each
+   * is marked only if its write-back has not come within the delay (counted from this call), as
+   * {@link #runStarted} does.
+   */
   @Override
   public void runsStarted(List<StartMark> marks) {
-    markRunning(marks, true);
+    if (startMarkDelay.isZero()) {
+      markRunning(marks, true);
+      return;
+    }
+    Instant now = Instant.now();
+    for (StartMark m : marks) {
+      startMarks.started(m.key(), now);
+    }
   }
 
   @Override
