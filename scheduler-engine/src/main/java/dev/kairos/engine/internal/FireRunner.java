@@ -155,7 +155,7 @@ final class FireRunner {
    * store, cluster mode) each worker writes its own run back and marks its own start.
    */
   void startWriteBackQueue(int threads) {
-    if (cluster == null && config.store().batchesRuns()) {
+    if (config.store().batchesRuns()) {
       WriteBackQueue<Queued> q = new WriteBackQueue<>(this::writeBatch);
       q.start(threads, config.instanceId());
       writeBacks = q;
