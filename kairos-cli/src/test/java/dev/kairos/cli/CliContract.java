@@ -12,6 +12,7 @@ import dev.kairos.dashboard.JobJson;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.spi.JobRules;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
@@ -362,6 +363,44 @@ abstract class CliContract {
     assertThat(r.out())
         .contains("PROBLEM  live instances  0 of 1 with a heartbeat within PT5M")
         .containsPattern("PROBLEM  instance +'node-a' last heartbeat 6\\d\\d s ago");
+  }
+
+  /**
+   * The fixture's rows carry the fixed dates of a {@link ManualClock} at {@link #T0}, and {@code
+   * nightly-report} runs under unlimited {@code catchUp()}: from 2027-01-06 on, its next fire lies
+   * more than {@link JobRules#MAX_CATCH_UP} before the real clock, the state in which a started
+   * scheduler refuses to fire it. The CLI's answers must not depend on that: its scheduler is never
+   * started, and it reads rows without the catch-up rule (which needs a time). This test makes that
+   * state today, by moving the job's due and next fire time more than the limit before the store's
+   * clock, so that every run of the contract covers what its fixed dates will become.
+   */
+  @Test
+  void jobBehindMoreThanTheCatchUpLimit_commandsAnswerAsForAnyJob() throws Exception {
+    dueIn(JobRules.MAX_CATCH_UP.plusDays(30).negated(), "nightly-report");
+    dueIn(Duration.ofHours(1), "purge", "broken");
+
+    Result jobs = kairos("jobs");
+    assertThat(jobs.code()).isZero();
+    assertThat(jobs.out()).containsPattern("(?m)^nightly-report +report .* SCHEDULED +20");
+    Result show = kairos("show", "nightly-report");
+    assertThat(show.code()).isZero();
+    assertThat(show.out())
+        .contains("misfire       catch up (threshold 1s)")
+        .contains("state         SCHEDULED");
+    assertThat(kairos("preview", "nightly-report", "-n", "2").out().lines()).hasSize(4);
+    assertThat(kairos("pause", "nightly-report").out())
+        .isEqualTo("paused job 'nightly-report' (now PAUSED)\n");
+    assertThat(kairos("resume", "nightly-report").out())
+        .isEqualTo("resumed job 'nightly-report' (now SCHEDULED)\n");
+    assertThat(state("nightly-report")).isEqualTo(JobState.SCHEDULED);
+
+    // Readable (the catch-up rule is the engine's, at firing time); overdue only past --overdue.
+    String longerThanBehind = JobRules.MAX_CATCH_UP.plusDays(60).toString();
+    Result doctor = kairos("doctor", "--overdue", longerThanBehind);
+    assertThat(doctor.code()).isZero();
+    assertThat(doctor.out()).contains("ok  jobs    3 readable").doesNotContain("PROBLEM");
+    assertThat(kairos("doctor").out())
+        .contains("PROBLEM  overdue  job 'nightly-report': due since ");
   }
 
   /** Moves the jobs' due and next fire time to the store's clock plus {@code offset}. */

@@ -29,7 +29,8 @@ import java.util.TreeSet;
  * time, key), like the JDBC store's.
  *
  * <p>{@link #shared(TimeSource)} makes a store that several schedulers in one JVM can share in
- * cluster mode (claims, leases, change feed), for testing cluster behaviour without a database.
+ * cluster mode (claims, leases, change feed, live instances), for testing cluster behaviour without
+ * a database.
  */
 public final class InMemoryStore implements ClusterStore {
   /** Default number of runs kept per job in the history. */
@@ -364,6 +365,25 @@ public final class InMemoryStore implements ClusterStore {
    */
   public synchronized Map<String, Instant> instances() {
     return Map.copyOf(instances);
+  }
+
+  /**
+   * Ids of the registered instances whose last {@link #register} or {@link #heartbeat} (store
+   * clock) is at most {@code within} ago, sorted; as the JDBC store's, an instance exactly {@code
+   * within} old still counts. A deregistered instance never counts; one whose heartbeats stopped
+   * drops out once {@code within} has passed by the store's clock.
+   *
+   * @param within how recent a heartbeat must be to count as live
+   * @return the live instance ids, sorted
+   */
+  @Override
+  public synchronized List<String> liveInstances(Duration within) {
+    Instant since = storeNow().minus(within);
+    return instances.entrySet().stream()
+        .filter(e -> !e.getValue().isBefore(since))
+        .map(Map.Entry::getKey)
+        .sorted()
+        .toList();
   }
 
   @Override

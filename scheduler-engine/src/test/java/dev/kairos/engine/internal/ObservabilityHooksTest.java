@@ -18,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -75,27 +74,6 @@ class ObservabilityHooksTest {
                 throw e.getCause();
               }
             });
-  }
-
-  /**
-   * A shared in-memory store that also lists live instances (the in-memory store does not; the JDBC
-   * store does), from the heartbeats it holds.
-   */
-  private static ClusterStore listingLiveInstances() {
-    InMemoryStore memory = InMemoryStore.shared(TimeSource.system());
-    return around(
-        memory,
-        (method, args) -> {
-          if (!method.getName().equals("liveInstances")) {
-            return CALL_THROUGH;
-          }
-          Instant since = memory.storeNow().minus((Duration) args[0]);
-          return memory.instances().entrySet().stream()
-              .filter(e -> !e.getValue().isBefore(since))
-              .map(Map.Entry::getKey)
-              .sorted()
-              .toList();
-        });
   }
 
   @AfterEach
@@ -171,7 +149,7 @@ class ObservabilityHooksTest {
   /** Live instances follow heartbeats: a second instance is counted, and uncounted when closed. */
   @Test
   void stats_inClusterMode_countLiveInstances() {
-    ClusterStore store = listingLiveInstances();
+    InMemoryStore store = InMemoryStore.shared(TimeSource.system()); // lists live instances
     KairosScheduler a = scheduler(store, "a", Duration.ofSeconds(1));
     a.start();
     await().atMost(Duration.ofSeconds(10)).until(() -> a.stats().liveInstances() == 1);
