@@ -504,11 +504,10 @@ final class Dispatcher {
    * The start-mark batch of the running entry {@code e} (single-instance mode, a store that batches
    * runs): the batch that already covers it at its version, or a new one holding it and up to
    * {@code limit - 1} queued entries that are due now, {@code SCHEDULED} and {@code runnable}
-   * (their handler is registered), found by walking the heap from its head and stopping at any
-   * entry not yet due (its subtree is later still). The caller writes a new batch ({@link
-   * MarkBatch#mine}); a worker that takes a covered entry waits for that write instead of marking
-   * it again. A covered entry that does not run (closed first; a change) keeps its mark; see {@link
-   * #markedNotRun} and the store's version check.
+   * (their handler is registered), the next to run first. The caller writes a new batch ({@link
+   * MarkBatch#claimWrite}); a worker that takes a covered entry waits for that write instead of
+   * marking it again. A covered entry that does not run (closed first; a change) keeps its mark;
+   * see {@link #markedNotRun} and the store's version check.
    */
   MarkBatch markBatch(Entry e, int limit, java.util.function.Predicate<JobRecord> runnable) {
     lock.lock();
@@ -517,35 +516,73 @@ final class Dispatcher {
       if (e.mark != null && e.markedVersion == version) {
         return e.mark;
       }
-      MarkBatch b = new MarkBatch();
+      MarkBatch b = new MarkBatch(Thread.currentThread());
       cover(e, b);
-      long now = Entry.nanos(time.now());
-      int[] stack = new int[Math.max(2, 2 * limit + 2)];
-      int top = 0;
-      if (heap.size() > 0) {
-        stack[top++] = 0;
-      }
-      while (top > 0 && b.marks.size() < limit) {
-        int i = stack[--top];
-        Entry q = heap.at(i);
-        if (q.due > now) {
-          continue;
-        }
-        if ((q.mark == null || q.markedVersion != q.record.version())
-            && q.record.state() == JobState.SCHEDULED
-            && runnable.test(q.record)) {
-          cover(q, b);
-        }
-        for (int c = 2 * i + 1; c <= 2 * i + 2; c++) {
-          if (c < heap.size() && top < stack.length) {
-            stack[top++] = c;
-          }
-        }
-      }
+      List<Entry> more = new ArrayList<>();
+      fill(more, limit - 1, runnable);
+      more.forEach(q -> cover(q, b));
       return b;
     } finally {
       lock.unlock();
     }
+  }
+
+  /**
+   * Mark-ahead: if fewer than {@code low} queued entries that are due now are covered by a mark
+   * (written or being written), a new batch of up to {@code limit} due entries not yet covered, for
+   * another thread to write while the workers run the covered ones; else null. Workers that take
+   * its entries wait for that write ({@link MarkBatch#await}).
+   */
+  MarkBatch markAhead(int limit, int low, java.util.function.Predicate<JobRecord> runnable) {
+    lock.lock();
+    try {
+      List<Entry> more = new ArrayList<>();
+      int covered = fill(more, limit, runnable);
+      if (covered >= low || more.isEmpty()) {
+        return null;
+      }
+      MarkBatch b = new MarkBatch(null);
+      more.forEach(q -> cover(q, b));
+      return b;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Call only with the lock held. Adds to {@code out} due {@code SCHEDULED} runnable entries not
+   * yet covered at their version, in fire order (best-first from the heap's head, stopping at the
+   * first entry not yet due), until it holds {@code limit} or {@code 4 * limit} entries were looked
+   * at; returns how many due entries it passed that were covered already.
+   */
+  private int fill(List<Entry> out, int limit, java.util.function.Predicate<JobRecord> runnable) {
+    long now = Entry.nanos(time.now());
+    // Best-first over the heap's tree: the queued entries in fire order, next to run first.
+    java.util.PriorityQueue<Entry> frontier =
+        new java.util.PriorityQueue<>((a, b) -> a.before(b) ? -1 : b.before(a) ? 1 : 0);
+    int covered = 0;
+    int visited = 0;
+    if (heap.size() > 0) {
+      frontier.add(heap.at(0));
+    }
+    while (!frontier.isEmpty() && out.size() < limit && visited < 4 * limit) {
+      Entry q = frontier.poll();
+      if (q.due > now) {
+        break; // the earliest left is not due: nothing after it is
+      }
+      visited++;
+      if (q.mark != null && q.markedVersion == q.record.version()) {
+        covered++;
+      } else if (q.record.state() == JobState.SCHEDULED && runnable.test(q.record)) {
+        out.add(q);
+      }
+      for (int c = 2 * q.heapIndex + 1; c <= 2 * q.heapIndex + 2; c++) {
+        if (c < heap.size()) {
+          frontier.add(heap.at(c));
+        }
+      }
+    }
+    return covered;
   }
 
   private static void cover(Entry q, MarkBatch b) {

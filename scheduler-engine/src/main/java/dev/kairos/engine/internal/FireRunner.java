@@ -140,6 +140,12 @@ final class FireRunner {
   /** Most start marks written in one batch. */
   static final int MARK_BATCH = 64;
 
+  /** Mark ahead when fewer due entries than this are covered by marks. */
+  static final int MARK_AHEAD_LOW = 32;
+
+  /** Writes mark-ahead batches (see {@link #writeMarks}); started with the write-back queue. */
+  private final WriteBackQueue<MarkBatch> markWriter = new WriteBackQueue<>(this::writeMarks);
+
   /** A run whose write-back is queued, with what its completion needs. */
   private record Queued(Entry entry, RunResult result, RunContext ctx, long begin) {}
 
@@ -158,6 +164,9 @@ final class FireRunner {
     if (config.store().batchesRuns()) {
       WriteBackQueue<Queued> q = new WriteBackQueue<>(this::writeBatch);
       q.start(threads, config.instanceId());
+      if (cluster == null) {
+        markWriter.start(1, config.instanceId() + "-marks");
+      }
       writeBacks = q;
     }
   }
@@ -174,6 +183,8 @@ final class FireRunner {
     }
     boolean drained = q.drain(deadlineNanos);
     q.join(Math.max(1, deadlineNanos - System.nanoTime()));
+    markWriter.drain(deadlineNanos); // its batches complete, written or not: no worker waits
+    markWriter.join(Math.max(1, deadlineNanos - System.nanoTime()));
     List<StartMark> unrun = dispatcher.markedNotRun();
     if (!unrun.isEmpty()) {
       try {
@@ -228,7 +239,7 @@ final class FireRunner {
     MarkBatch b =
         dispatcher.markBatch(e, MARK_BATCH, x -> config.handlers().containsKey(x.spec().handler()));
     boolean written;
-    if (b.mine()) {
+    if (b.claimWrite()) {
       written = false;
       try {
         config.store().runsStarted(b.marks);
@@ -243,6 +254,32 @@ final class FireRunner {
     }
     if (!written) {
       markStarted(r.key(), fire, start); // alone, as without a queue
+    }
+    MarkBatch ahead =
+        dispatcher.markAhead(
+            MARK_BATCH, MARK_AHEAD_LOW, x -> config.handlers().containsKey(x.spec().handler()));
+    if (ahead != null) {
+      markWriter.submit(ahead);
+    }
+  }
+
+  /**
+   * The mark-ahead writer: writes batches of marks for due entries while the workers run the ones
+   * marked before, so that under a backlog a worker rarely waits for a mark. A failed batch is
+   * reported and completed as unwritten: each of its entries is then marked alone by its worker.
+   */
+  private void writeMarks(List<MarkBatch> batches) {
+    for (MarkBatch b : batches) {
+      boolean ok = false;
+      try {
+        config.store().runsStarted(b.marks);
+        health.ok();
+        ok = true;
+      } catch (RuntimeException ex) {
+        health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
+      } finally {
+        b.complete(ok);
+      }
     }
   }
 

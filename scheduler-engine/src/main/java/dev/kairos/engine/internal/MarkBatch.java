@@ -12,13 +12,29 @@ import java.util.List;
  */
 final class MarkBatch {
   final List<StartMark> marks = new ArrayList<>();
-  private final Thread writer = Thread.currentThread();
+  private final Thread writer;
+  private boolean claimed;
   private boolean done;
   private boolean written;
 
-  /** True if the calling thread made the batch and must write it. */
-  boolean mine() {
-    return writer == Thread.currentThread();
+  /**
+   * @param writer the thread that writes the batch itself, or null if another thread (the
+   *     mark-ahead writer) writes it for whoever takes its entries
+   */
+  MarkBatch(Thread writer) {
+    this.writer = writer;
+  }
+
+  /**
+   * True once, for the thread that made the batch: it must write it now. Every other call (another
+   * worker, or the maker taking a later entry of the batch) answers false: wait for the write.
+   */
+  synchronized boolean claimWrite() {
+    if (writer != Thread.currentThread() || claimed) {
+      return false;
+    }
+    claimed = true;
+    return true;
   }
 
   /** The writer's report: written (durable) or not. Wakes the waiters. */

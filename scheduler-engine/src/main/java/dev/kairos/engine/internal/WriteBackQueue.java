@@ -18,6 +18,9 @@ import org.slf4j.LoggerFactory;
  * takes, the more write-backs queue behind it and the larger the next batch: the commits per run
  * fall as the load rises.
  *
+ * <p>The same queue, with one writer thread, writes mark-ahead batches of start marks (see {@code
+ * FireRunner#writeMarks}).
+ *
  * <p><b>Invariants.</b> A write-back's continuation (which re-queues the job in the dispatcher)
  * runs only after the writer returned, so a job re-enters the heap only from a state the store has
  * committed, and a job never has two write-backs queued (it is not taken again until its

@@ -1,0 +1,157 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.JobSpec;
+import dev.kairos.JobState;
+import dev.kairos.engine.ManualClock;
+import dev.kairos.spi.FireKind;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.StartMark;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Which queued entries a start-mark batch covers ({@link Dispatcher#markBatch}, {@link
+ * Dispatcher#markAhead}): only entries already due, {@code SCHEDULED}, with a registered handler,
+ * each once per version; the maker writes its batch once; mark-ahead only when few are covered.
+ * Deterministic: a manual clock, no worker threads.
+ */
+class MarkBatchTest {
+  static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+  static final Predicate<JobRecord> ALL = r -> !r.spec().handler().equals("unknown");
+
+  ManualClock clock;
+  Dispatcher dispatcher;
+
+  @BeforeEach
+  void setUp() {
+    clock = new ManualClock(T0);
+    dispatcher = new Dispatcher(clock, 10_000);
+  }
+
+  private void load(List<JobRecord> rows) {
+    Instant until = T0.plus(Duration.ofDays(1));
+    dispatcher.beginLoad(until);
+    dispatcher.endLoad(rows, until, false, until);
+  }
+
+  private static JobRecord job(String key, Instant due) {
+    return JobRecord.fresh(JobSpec.named(key).handler("h").at(due), due);
+  }
+
+  private static List<JobRecord> due(int n, String prefix, Instant at) {
+    List<JobRecord> out = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      out.add(job(String.format("%s%03d", prefix, i), at));
+    }
+    return out;
+  }
+
+  private Entry take() throws InterruptedException {
+    Entry e = dispatcher.poll();
+    assertThat(e).isNotNull().isNotSameAs(Dispatcher.LOAD);
+    return e;
+  }
+
+  private static Set<String> keys(MarkBatch b) {
+    Set<String> out = new HashSet<>();
+    for (StartMark m : b.marks) {
+      out.add(m.key());
+    }
+    return out;
+  }
+
+  @Test
+  void markBatch_coversTheRunningEntryAndDueEntriesOnly() throws Exception {
+    List<JobRecord> rows = new ArrayList<>(due(100, "due-", T0));
+    rows.addAll(due(10, "later-", T0.plusSeconds(1)));
+    rows.add(
+        job("unknown-handler", T0)
+            .withSpec(JobSpec.named("unknown-handler").handler("unknown").at(T0)));
+    JobRecord paused = job("paused", T0);
+    rows.add(paused.withSchedule(JobState.PAUSED, T0, T0, FireKind.TIMETABLE, 1));
+    load(rows);
+
+    Entry first = take();
+    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+
+    assertThat(b.marks).hasSize(64);
+    assertThat(keys(b)).contains(first.key).allMatch(k -> k.startsWith("due-"));
+    assertThat(b.marks).allSatisfy(m -> assertThat(m.version()).isEqualTo(rows.get(0).version()));
+    // the maker writes it once; a second look (another worker, or the maker later) waits instead
+    assertThat(b.claimWrite()).isTrue();
+    assertThat(b.claimWrite()).isFalse();
+    assertThat(CompletableFuture.supplyAsync(b::claimWrite).get()).isFalse();
+    b.complete(true);
+
+    Entry second = take();
+    assertThat(keys(b)).contains(second.key);
+    assertThat(dispatcher.markBatch(second, 64, ALL)).isSameAs(b);
+    assertThat(b.await()).isTrue();
+  }
+
+  @Test
+  void markAhead_onlyWhenFewAreCovered_neverTwice() throws Exception {
+    load(due(200, "due-", T0));
+    Entry first = take();
+    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+    b.claimWrite();
+    b.complete(true);
+
+    // 63 due entries covered ahead: no mark-ahead yet
+    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+    for (int i = 0; i < 40; i++) { // 23 covered left
+      dispatcher.finish(take(), null);
+    }
+    MarkBatch ahead = dispatcher.markAhead(64, 32, ALL);
+    assertThat(ahead).isNotNull();
+    assertThat(ahead.claimWrite()).as("written by the mark-ahead writer, not a worker").isFalse();
+    assertThat(ahead.marks).hasSize(64);
+    Set<String> overlap = new HashSet<>(keys(ahead));
+    overlap.retainAll(keys(b));
+    assertThat(overlap).isEmpty();
+    // now 87 covered: no further batch until they are taken
+    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+  }
+
+  @Test
+  void markedNotRun_listsWrittenMarksOfQueuedEntriesOnly() throws Exception {
+    load(due(10, "due-", T0));
+    Entry first = take();
+    MarkBatch b = dispatcher.markBatch(first, 4, ALL);
+    assertThat(dispatcher.markedNotRun()).as("not written yet").isEmpty();
+    b.claimWrite();
+    b.complete(true);
+
+    List<StartMark> unrun = dispatcher.markedNotRun();
+
+    assertThat(unrun).hasSize(3).noneMatch(m -> m.key().equals(first.key));
+    Set<String> expected = keys(b);
+    expected.remove(first.key);
+    assertThat(unrun).extracting(StartMark::key).containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
+  void notYetDue_isNeverMarked() throws Exception {
+    List<JobRecord> rows = new ArrayList<>(due(1, "now-", T0));
+    rows.addAll(due(50, "soon-", T0.plusMillis(1)));
+    load(rows);
+    Entry first = take();
+
+    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+
+    assertThat(keys(b)).containsExactly(first.key);
+    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+    clock.advance(Duration.ofMillis(1));
+    assertThat(dispatcher.markAhead(64, 32, ALL)).isNotNull();
+  }
+}
