@@ -62,7 +62,7 @@ final class DbSchedulerAdapter implements Adapter {
     pool.setMaximumPoolSize(workers + 2);
     HikariDataSource ds = new HikariDataSource(pool);
     SchedulerBuilder b =
-        Scheduler.create(ds, once, rate)
+        Scheduler.create(Counting.enabled() ? Counting.wrap(ds) : ds, once, rate)
             .threads(workers)
             .pollingInterval(pollInterval)
             .enableImmediateExecution()

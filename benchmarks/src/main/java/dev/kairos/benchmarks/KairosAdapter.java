@@ -36,7 +36,19 @@ final class KairosAdapter implements Adapter {
   /** {@code JdbcStore.h2(dir)} for an H2 file, {@code JdbcStore.builder().url(..)} otherwise. */
   static KairosAdapter jdbc(Store database, int workers) {
     Supplier<JobStore> stores;
-    if (database instanceof Store.H2File h2) {
+    if (Counting.enabled()) {
+      stores =
+          () -> {
+            com.zaxxer.hikari.HikariConfig c = new com.zaxxer.hikari.HikariConfig();
+            c.setJdbcUrl(database.url());
+            c.setUsername(database.user());
+            c.setPassword(database.password());
+            c.setMaximumPoolSize(8); // the JDBC store's own default
+            com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(c);
+            POOLS.add(pool);
+            return JdbcStore.builder().dataSource(Counting.wrap(pool)).build();
+          };
+    } else if (database instanceof Store.H2File h2) {
       stores = () -> JdbcStore.h2(h2.dir());
     } else {
       stores =
@@ -82,8 +94,20 @@ final class KairosAdapter implements Adapter {
     };
   }
 
+  /** Pools made for counted runs ({@link Counting}), closed with the adapter. */
+  private static final java.util.List<java.io.Closeable> POOLS =
+      new java.util.concurrent.CopyOnWriteArrayList<>();
+
   @Override
   public void close() {
+    for (java.io.Closeable pool : POOLS) {
+      try {
+        pool.close();
+      } catch (java.io.IOException e) {
+        System.err.println("closing a pool: " + e);
+      }
+    }
+    POOLS.clear();
     if (database != null) {
       database.close();
     }

@@ -7,6 +7,8 @@ final class Metric {
   static final String RUNS_PER_SEC = "runsPerSec";
   static final String SCHEDULED_PER_SEC = "scheduledPerSec";
   static final String CPU_US_PER_RUN = "cpuUsPerRun";
+  static final String STATEMENTS_PER_RUN = "statementsPerRun";
+  static final String COMMITS_PER_RUN = "commitsPerRun";
   static final String P50_MS = "p50Ms";
   static final String P99_MS = "p99Ms";
   static final String MAX_MS = "maxMs";

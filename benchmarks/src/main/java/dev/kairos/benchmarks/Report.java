@@ -135,16 +135,38 @@ final class Report {
         .append(" (jobs/s, before start) apart. Median of the runs (min–max).\n\n");
     for (int n : sizes(Scenario.THROUGHPUT)) {
       out.append("### N = ").append(String.format(Locale.ROOT, "%,d", n)).append("\n\n");
-      Table t = new Table("product", "runs/s", "scheduling, jobs/s", "CPU µs per run");
+      boolean counted =
+          of(Scenario.THROUGHPUT, n).stream()
+              .anyMatch(r -> r.spread(Metric.STATEMENTS_PER_RUN).isPresent());
+      Table t =
+          counted
+              ? new Table(
+                  "product",
+                  "runs/s",
+                  "scheduling, jobs/s",
+                  "CPU µs per run",
+                  "statements per run",
+                  "commits per run")
+              : new Table("product", "runs/s", "scheduling, jobs/s", "CPU µs per run");
       for (Result r : of(Scenario.THROUGHPUT, n)) {
         if (failed(t, r)) {
           continue;
         }
-        t.row(
-            r.product().title(),
-            Table.spread(r.spread(Metric.RUNS_PER_SEC)),
-            Table.median(r.spread(Metric.SCHEDULED_PER_SEC)),
-            Table.median(r.spread(Metric.CPU_US_PER_RUN)));
+        if (counted) {
+          t.row(
+              r.product().title(),
+              Table.spread(r.spread(Metric.RUNS_PER_SEC)),
+              Table.median(r.spread(Metric.SCHEDULED_PER_SEC)),
+              Table.median(r.spread(Metric.CPU_US_PER_RUN)),
+              Table.median(r.spread(Metric.STATEMENTS_PER_RUN)),
+              Table.median(r.spread(Metric.COMMITS_PER_RUN)));
+        } else {
+          t.row(
+              r.product().title(),
+              Table.spread(r.spread(Metric.RUNS_PER_SEC)),
+              Table.median(r.spread(Metric.SCHEDULED_PER_SEC)),
+              Table.median(r.spread(Metric.CPU_US_PER_RUN)));
+        }
       }
       out.append(t.render()).append('\n');
       ratios(Scenario.THROUGHPUT, n, Metric.RUNS_PER_SEC, "runs/s; above 1×: Kairos faster");

@@ -19,6 +19,7 @@ final class Throughput {
     Probe probe = new Probe(jobs, 0);
     try (Adapter adapter = product.open(o)) {
       Adapter.Instance instance = adapter.instance(probe);
+      boolean closed = false;
       try {
         Instant due = Instant.now().truncatedTo(ChronoUnit.MILLIS);
         long s0 = System.nanoTime();
@@ -28,6 +29,7 @@ final class Throughput {
         long s1 = System.nanoTime();
         long cpu0 = Meter.cpuNanos();
         long t0 = System.nanoTime();
+        Counting.reset();
         instance.start();
         long t1 = probe.await(o.timeout().toNanos());
         long cpu1 = Meter.cpuNanos();
@@ -39,9 +41,17 @@ final class Throughput {
         m.put(Metric.RUNS_PER_SEC, jobs / ((t1 - t0) / 1e9));
         m.put(Metric.SCHEDULED_PER_SEC, jobs / ((s1 - s0) / 1e9));
         m.put(Metric.CPU_US_PER_RUN, (cpu1 - cpu0) / 1e3 / jobs);
+        instance.close(); // its write-backs counted too
+        closed = true;
+        if (Counting.enabled() && Counting.STATEMENTS.sum() > 0) {
+          m.put(Metric.STATEMENTS_PER_RUN, Counting.STATEMENTS.sum() / (double) jobs);
+          m.put(Metric.COMMITS_PER_RUN, Counting.COMMITS.sum() / (double) jobs);
+        }
         return m;
       } finally {
-        instance.close();
+        if (!closed) {
+          instance.close();
+        }
       }
     }
   }

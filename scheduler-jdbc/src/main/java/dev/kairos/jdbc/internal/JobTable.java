@@ -81,16 +81,18 @@ public final class JobTable {
             + table
             + " SET state = CASE WHEN state = 'SCHEDULED' THEN 'RUNNING' ELSE state END,"
             + " last_start = :start WHERE job_key = :key";
+    // The state test stays out of WHERE: with it, PostgreSQL's generic plan for a table not yet
+    // analyzed scans the (state, owner) index over every SCHEDULED row to find one key.
     markRunning =
         "UPDATE "
             + table
-            + " SET state = 'RUNNING'"
-            + " WHERE job_key = :key AND version = :version AND state = 'SCHEDULED'";
+            + " SET state = CASE WHEN state = 'SCHEDULED' THEN 'RUNNING' ELSE state END"
+            + " WHERE job_key = :key AND version = :version";
     unmarkRunning =
         "UPDATE "
             + table
-            + " SET state = 'SCHEDULED'"
-            + " WHERE job_key = :key AND version = :version AND state = 'RUNNING'";
+            + " SET state = CASE WHEN state = 'RUNNING' THEN 'SCHEDULED' ELSE state END"
+            + " WHERE job_key = :key AND version = :version";
     String finished =
         "UPDATE "
             + table
