@@ -509,7 +509,8 @@ final class Dispatcher {
    * marking it again. A covered entry that does not run (closed first; a change) keeps its mark;
    * see {@link #markedNotRun} and the store's version check.
    */
-  MarkBatch markBatch(Entry e, int limit, java.util.function.Predicate<JobRecord> runnable) {
+  MarkBatch markBatch(
+      Entry e, int limit, long horizonNanos, java.util.function.Predicate<JobRecord> runnable) {
     lock.lock();
     try {
       long version = e.record.version();
@@ -519,7 +520,7 @@ final class Dispatcher {
       MarkBatch b = new MarkBatch(Thread.currentThread());
       cover(e, b);
       List<Entry> more = new ArrayList<>();
-      fill(more, limit - 1, runnable);
+      fill(more, limit - 1, horizonNanos, runnable);
       more.forEach(q -> cover(q, b));
       return b;
     } finally {
@@ -533,11 +534,12 @@ final class Dispatcher {
    * another thread to write while the workers run the covered ones; else null. Workers that take
    * its entries wait for that write ({@link MarkBatch#await}).
    */
-  MarkBatch markAhead(int limit, int low, java.util.function.Predicate<JobRecord> runnable) {
+  MarkBatch markAhead(
+      int limit, int low, long horizonNanos, java.util.function.Predicate<JobRecord> runnable) {
     lock.lock();
     try {
       List<Entry> more = new ArrayList<>();
-      int covered = fill(more, limit, runnable);
+      int covered = fill(more, limit, horizonNanos, runnable);
       if (covered >= low || more.isEmpty()) {
         return null;
       }
@@ -555,8 +557,13 @@ final class Dispatcher {
    * first entry not yet due), until it holds {@code limit} or {@code 4 * limit} entries were looked
    * at; returns how many due entries it passed that were covered already.
    */
-  private int fill(List<Entry> out, int limit, java.util.function.Predicate<JobRecord> runnable) {
+  private int fill(
+      List<Entry> out,
+      int limit,
+      long horizonNanos,
+      java.util.function.Predicate<JobRecord> runnable) {
     long now = Entry.nanos(time.now());
+    long until = now > Long.MAX_VALUE - horizonNanos ? Long.MAX_VALUE : now + horizonNanos;
     // Best-first over the heap's tree: the queued entries in fire order, next to run first.
     java.util.PriorityQueue<Entry> frontier =
         new java.util.PriorityQueue<>((a, b) -> a.before(b) ? -1 : b.before(a) ? 1 : 0);
@@ -567,8 +574,8 @@ final class Dispatcher {
     }
     while (!frontier.isEmpty() && out.size() < limit && visited < 4 * limit) {
       Entry q = frontier.poll();
-      if (q.due > now) {
-        break; // the earliest left is not due: nothing after it is
+      if (q.due > until) {
+        break; // the earliest left is beyond the horizon: so is everything after it
       }
       visited++;
       if (q.mark != null && q.markedVersion == q.record.version()) {

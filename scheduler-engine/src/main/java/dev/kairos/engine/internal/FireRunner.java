@@ -135,13 +135,19 @@ final class FireRunner {
     }
   }
 
-  // ---- the write-back queue (stores that batch runs, single-instance mode) -------------------
+  // ---- the write-back queue and batched start marks (stores that batch runs) -----------------
 
   /** Most start marks written in one batch. */
   static final int MARK_BATCH = 64;
 
   /** Mark ahead when fewer due entries than this are covered by marks. */
   static final int MARK_AHEAD_LOW = 32;
+
+  /**
+   * Entries due up to this long from now count as due for start marks: so that at a steady rate of
+   * fires a batch of marks is written ahead of them, and a fire rarely waits for its own mark.
+   */
+  static final long MARK_HORIZON_NANOS = 50_000_000L;
 
   /** Writes mark-ahead batches (see {@link #writeMarks}); started with the write-back queue. */
   private final WriteBackQueue<MarkBatch> markWriter = new WriteBackQueue<>(this::writeMarks);
@@ -156,9 +162,10 @@ final class FireRunner {
   private volatile WriteBackQueue<Queued> writeBacks;
 
   /**
-   * Starts the write-back queue with {@code threads} writers if the store batches runs and this is
-   * single-instance mode; call before the workers start. Without it (the step API, an in-memory
-   * store, cluster mode) each worker writes its own run back and marks its own start.
+   * Starts the write-back queue with {@code threads} writers if the store batches runs, and in
+   * single-instance mode the mark-ahead writer (cluster mode marks a run by its claim); call before
+   * the workers start. Without it (the step API, a store that does not batch runs, such as the
+   * in-memory one) each worker writes its own run back and marks its own start.
    */
   void startWriteBackQueue(int threads) {
     if (config.store().batchesRuns()) {
@@ -237,7 +244,11 @@ final class FireRunner {
       return;
     }
     MarkBatch b =
-        dispatcher.markBatch(e, MARK_BATCH, x -> config.handlers().containsKey(x.spec().handler()));
+        dispatcher.markBatch(
+            e,
+            MARK_BATCH,
+            MARK_HORIZON_NANOS,
+            x -> config.handlers().containsKey(x.spec().handler()));
     boolean written;
     if (b.claimWrite()) {
       written = false;
@@ -257,7 +268,10 @@ final class FireRunner {
     }
     MarkBatch ahead =
         dispatcher.markAhead(
-            MARK_BATCH, MARK_AHEAD_LOW, x -> config.handlers().containsKey(x.spec().handler()));
+            MARK_BATCH,
+            MARK_AHEAD_LOW,
+            MARK_HORIZON_NANOS,
+            x -> config.handlers().containsKey(x.spec().handler()));
     if (ahead != null) {
       markWriter.submit(ahead);
     }

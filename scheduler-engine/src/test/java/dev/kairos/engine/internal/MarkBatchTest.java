@@ -82,7 +82,7 @@ class MarkBatchTest {
     load(rows);
 
     Entry first = take();
-    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+    MarkBatch b = dispatcher.markBatch(first, 64, 0, ALL);
 
     assertThat(b.marks).hasSize(64);
     assertThat(keys(b)).contains(first.key).allMatch(k -> k.startsWith("due-"));
@@ -95,7 +95,7 @@ class MarkBatchTest {
 
     Entry second = take();
     assertThat(keys(b)).contains(second.key);
-    assertThat(dispatcher.markBatch(second, 64, ALL)).isSameAs(b);
+    assertThat(dispatcher.markBatch(second, 64, 0, ALL)).isSameAs(b);
     assertThat(b.await()).isTrue();
   }
 
@@ -103,16 +103,16 @@ class MarkBatchTest {
   void markAhead_onlyWhenFewAreCovered_neverTwice() throws Exception {
     load(due(200, "due-", T0));
     Entry first = take();
-    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+    MarkBatch b = dispatcher.markBatch(first, 64, 0, ALL);
     b.claimWrite();
     b.complete(true);
 
     // 63 due entries covered ahead: no mark-ahead yet
-    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+    assertThat(dispatcher.markAhead(64, 32, 0, ALL)).isNull();
     for (int i = 0; i < 40; i++) { // 23 covered left
       dispatcher.finish(take(), null);
     }
-    MarkBatch ahead = dispatcher.markAhead(64, 32, ALL);
+    MarkBatch ahead = dispatcher.markAhead(64, 32, 0, ALL);
     assertThat(ahead).isNotNull();
     assertThat(ahead.claimWrite()).as("written by the mark-ahead writer, not a worker").isFalse();
     assertThat(ahead.marks).hasSize(64);
@@ -120,14 +120,14 @@ class MarkBatchTest {
     overlap.retainAll(keys(b));
     assertThat(overlap).isEmpty();
     // now 87 covered: no further batch until they are taken
-    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+    assertThat(dispatcher.markAhead(64, 32, 0, ALL)).isNull();
   }
 
   @Test
   void markedNotRun_listsWrittenMarksOfQueuedEntriesOnly() throws Exception {
     load(due(10, "due-", T0));
     Entry first = take();
-    MarkBatch b = dispatcher.markBatch(first, 4, ALL);
+    MarkBatch b = dispatcher.markBatch(first, 4, 0, ALL);
     assertThat(dispatcher.markedNotRun()).as("not written yet").isEmpty();
     b.claimWrite();
     b.complete(true);
@@ -141,17 +141,30 @@ class MarkBatchTest {
   }
 
   @Test
+  void horizon_marksEntriesDueWithinItOnly() throws Exception {
+    List<JobRecord> rows = new ArrayList<>(due(1, "now-", T0));
+    rows.addAll(due(5, "soon-", T0.plusMillis(50)));
+    rows.addAll(due(5, "later-", T0.plusMillis(51)));
+    load(rows);
+    Entry first = take();
+
+    MarkBatch b = dispatcher.markBatch(first, 64, 50_000_000L, ALL);
+
+    assertThat(keys(b)).hasSize(6).allMatch(k -> k.startsWith("now-") || k.startsWith("soon-"));
+  }
+
+  @Test
   void notYetDue_isNeverMarked() throws Exception {
     List<JobRecord> rows = new ArrayList<>(due(1, "now-", T0));
     rows.addAll(due(50, "soon-", T0.plusMillis(1)));
     load(rows);
     Entry first = take();
 
-    MarkBatch b = dispatcher.markBatch(first, 64, ALL);
+    MarkBatch b = dispatcher.markBatch(first, 64, 0, ALL);
 
     assertThat(keys(b)).containsExactly(first.key);
-    assertThat(dispatcher.markAhead(64, 32, ALL)).isNull();
+    assertThat(dispatcher.markAhead(64, 32, 0, ALL)).isNull();
     clock.advance(Duration.ofMillis(1));
-    assertThat(dispatcher.markAhead(64, 32, ALL)).isNotNull();
+    assertThat(dispatcher.markAhead(64, 32, 0, ALL)).isNotNull();
   }
 }
