@@ -107,7 +107,9 @@ public interface JobStore extends AutoCloseable {
    * True if this store writes runs far more cheaply in batches than one by one (a database, where
    * each write is a transaction). The engine then hands each finished run to {@link #runsFinished}
    * from a write-back queue instead of waiting for it, and marks runs about to start with {@link
-   * #runsStarted}, several at once. False (the default) keeps the one-by-one calls.
+   * #runsStarted}, several at once. False (the default) keeps the one-by-one calls. A store that
+   * answers true must implement {@link #runsStarted} and {@link #runsNotStarted} (their defaults do
+   * nothing) and should implement {@link #runsFinished} as one transaction.
    *
    * @return true if the engine should batch this store's run writes
    */
