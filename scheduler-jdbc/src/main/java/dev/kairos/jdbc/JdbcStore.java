@@ -655,34 +655,15 @@ public final class JdbcStore implements ClusterStore {
   }
 
   private Optional<JobRecord> runFinished(Handle h, RunResult x) {
-    JobTable jobs = tables().jobs();
-    Optional<JobRows.Row> row = jobs.find(h, x.key(), true);
-    if (row.isEmpty() || readable(row.get()).isEmpty()) {
-      return Optional.empty(); // an unreadable row is left as it is, RUNNING: recovered once fixed
-    }
-    JobRecord stored = row.get().record();
-    if (WriteBack.isRepeat(stored, x)) {
-      return Optional.of(stored);
-    }
-    if (settings.historyPerJob() > 0) {
-      runs.insert(h, x);
-    }
-    String owner = row.get().owner();
-    boolean leasedToOther = owner != null && !owner.equals(x.instance());
-    JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
-    if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
-      delete(h, x.key());
-      return Optional.empty();
-    }
-    trimHistory(h, updated, x.end()); // before the update, whose change stamp should come last
-    jobs.runFinished(h, updated, WriteBack.keepsClaim(stored, x, leasedToOther));
-    return Optional.of(updated);
+    return runsFinished(h, List.of(x)).get(0);
   }
 
   /**
-   * {@link #runFinished(Handle, RunResult)} of runs sorted by key, with one statement per row kind:
-   * the rows read and locked in key order, the history rows inserted in one batch, then deletions
-   * and history trims (rare), then the rows updated in one batch per claim handling.
+   * Writes back runs sorted by key, with one statement per row kind: the rows read and locked in
+   * key order, the history rows inserted in one batch, then deletions and history trims (rare),
+   * then the rows updated in one batch per claim handling. A row that is gone or unreadable is left
+   * as it is (an unreadable one stays RUNNING: recovered once fixed); a repeat of a write-back
+   * already committed ({@link WriteBack#isRepeat}) answers the stored row.
    */
   private List<Optional<JobRecord>> runsFinished(Handle h, List<RunResult> sorted) {
     JobTable jobs = tables().jobs();
@@ -695,11 +676,11 @@ public final class JdbcStore implements ClusterStore {
     List<String> deleted = new ArrayList<>();
     List<JobRecord> ended = new ArrayList<>();
     List<JobRecord> keepingClaim = new ArrayList<>();
-    List<RunResult> trims = new ArrayList<>();
+    List<Runnable> trims = new ArrayList<>();
     for (RunResult x : sorted) {
       JobRows.Row row = rows.get(x.key());
       if (row == null || readable(row).isEmpty()) {
-        out.add(Optional.empty()); // an unreadable row is left as it is: see runFinished
+        out.add(Optional.empty());
         continue;
       }
       JobRecord stored = row.record();
@@ -718,9 +699,7 @@ public final class JdbcStore implements ClusterStore {
       if (settings.historyPerJob() > 0) {
         history.add(x);
       }
-      if (settings.historyPerJob() > 0 && updated.runCount() % TRIM_INTERVAL == 0) {
-        trims.add(x);
-      }
+      trims.add(() -> trimHistory(h, updated, x.end())); // mostly nothing: see trimHistory
       (WriteBack.keepsClaim(stored, x, leasedToOther) ? keepingClaim : ended).add(updated);
       out.add(Optional.of(updated));
     }
@@ -728,10 +707,7 @@ public final class JdbcStore implements ClusterStore {
     for (String key : deleted) {
       delete(h, key);
     }
-    for (RunResult x : trims) {
-      Optional<JobRecord> r = out.get(sorted.indexOf(x));
-      r.ifPresent(updated -> trimHistory(h, updated, x.end()));
-    }
+    trims.forEach(Runnable::run);
     jobs.runsFinished(h, ended, false); // after the trims: their change stamps come last
     jobs.runsFinished(h, keepingClaim, true);
     return out;

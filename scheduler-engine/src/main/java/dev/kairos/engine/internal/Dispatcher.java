@@ -517,12 +517,9 @@ final class Dispatcher {
       if (e.mark != null && e.markedVersion == version) {
         return e.mark;
       }
-      MarkBatch b = new MarkBatch(Thread.currentThread());
-      cover(e, b);
-      List<Entry> more = new ArrayList<>();
-      fill(more, limit - 1, horizonNanos, runnable);
-      more.forEach(q -> cover(q, b));
-      return b;
+      List<Entry> entries = new ArrayList<>(List.of(e));
+      fill(entries, limit, horizonNanos, runnable);
+      return cover(entries, new MarkBatch(Thread.currentThread()));
     } finally {
       lock.unlock();
     }
@@ -538,14 +535,9 @@ final class Dispatcher {
       int limit, int low, long horizonNanos, java.util.function.Predicate<JobRecord> runnable) {
     lock.lock();
     try {
-      List<Entry> more = new ArrayList<>();
-      int covered = fill(more, limit, horizonNanos, runnable);
-      if (covered >= low || more.isEmpty()) {
-        return null;
-      }
-      MarkBatch b = new MarkBatch(null);
-      more.forEach(q -> cover(q, b));
-      return b;
+      List<Entry> entries = new ArrayList<>();
+      int covered = fill(entries, limit, horizonNanos, runnable);
+      return covered >= low || entries.isEmpty() ? null : cover(entries, new MarkBatch(null));
     } finally {
       lock.unlock();
     }
@@ -592,10 +584,14 @@ final class Dispatcher {
     return covered;
   }
 
-  private static void cover(Entry q, MarkBatch b) {
-    q.mark = b;
-    q.markedVersion = q.record.version();
-    b.marks.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+  /** Call only with the lock held. Covers each entry with {@code b}; returns {@code b}. */
+  private static MarkBatch cover(List<Entry> entries, MarkBatch b) {
+    for (Entry q : entries) {
+      q.mark = b;
+      q.markedVersion = q.record.version();
+      b.marks.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+    }
+    return b;
   }
 
   /**

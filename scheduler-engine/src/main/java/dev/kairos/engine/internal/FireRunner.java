@@ -243,58 +243,47 @@ final class FireRunner {
       markStarted(r.key(), fire, start);
       return;
     }
-    MarkBatch b =
-        dispatcher.markBatch(
-            e,
-            MARK_BATCH,
-            MARK_HORIZON_NANOS,
-            x -> config.handlers().containsKey(x.spec().handler()));
-    boolean written;
-    if (b.claimWrite()) {
-      written = false;
-      try {
-        config.store().runsStarted(b.marks);
-        health.ok();
-        written = true;
-      } catch (RuntimeException ex) {
-        health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
-      }
-      b.complete(written);
-    } else {
-      written = b.await();
-    }
+    MarkBatch b = dispatcher.markBatch(e, MARK_BATCH, MARK_HORIZON_NANOS, this::runnable);
+    boolean written = b.claimWrite() ? write(b) : b.await();
     if (!written) {
       markStarted(r.key(), fire, start); // alone, as without a queue
     }
     MarkBatch ahead =
-        dispatcher.markAhead(
-            MARK_BATCH,
-            MARK_AHEAD_LOW,
-            MARK_HORIZON_NANOS,
-            x -> config.handlers().containsKey(x.spec().handler()));
+        dispatcher.markAhead(MARK_BATCH, MARK_AHEAD_LOW, MARK_HORIZON_NANOS, this::runnable);
     if (ahead != null) {
       markWriter.submit(ahead);
     }
   }
 
+  /** True if the job's handler is registered here (only such jobs are marked ahead). */
+  private boolean runnable(JobRecord r) {
+    return config.handlers().containsKey(r.spec().handler());
+  }
+
   /**
    * The mark-ahead writer: writes batches of marks for due entries while the workers run the ones
-   * marked before, so that under a backlog a worker rarely waits for a mark. A failed batch is
-   * reported and completed as unwritten: each of its entries is then marked alone by its worker.
+   * marked before, so that under a backlog a worker rarely waits for a mark.
    */
   private void writeMarks(List<MarkBatch> batches) {
-    for (MarkBatch b : batches) {
-      boolean ok = false;
-      try {
-        config.store().runsStarted(b.marks);
-        health.ok();
-        ok = true;
-      } catch (RuntimeException ex) {
-        health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
-      } finally {
-        b.complete(ok);
-      }
+    batches.forEach(this::write);
+  }
+
+  /**
+   * Writes a batch of marks and completes it: true if written; a failure is reported, and each of
+   * the batch's entries is then marked alone by its worker.
+   */
+  private boolean write(MarkBatch b) {
+    boolean ok = false;
+    try {
+      config.store().runsStarted(b.marks);
+      health.ok();
+      ok = true;
+    } catch (RuntimeException ex) {
+      health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
+    } finally {
+      b.complete(ok);
     }
+    return ok;
   }
 
   private JobRecord process(Entry e, JobRecord r, Handoff handoff) {

@@ -203,20 +203,10 @@ public final class JobTable {
   }
 
   /**
-   * Sets the schedule state, statistics and version of the record's row, and ends its claim unless
-   * {@code keepClaim} (another instance's claim that a stale write-back must not end).
+   * Sets the schedule state, statistics and version of each record's row, and ends its claim unless
+   * {@code keepClaim} (another instance's claim that a stale write-back must not end); one batched
+   * statement, in the order given.
    */
-  public void runFinished(Handle h, JobRecord r, boolean keepClaim) {
-    var u =
-        h.createUpdate(keepClaim ? runFinishedKeepingClaim : runFinished)
-            .bind("key", r.key())
-            .bind("version", r.version());
-    JobRows.bindSchedule(u, r);
-    JobRows.bindStats(u, r);
-    u.execute();
-  }
-
-  /** {@link #runFinished} of each record, in one batched statement, in the order given. */
   public void runsFinished(Handle h, List<JobRecord> records, boolean keepClaim) {
     if (records.isEmpty()) {
       return;

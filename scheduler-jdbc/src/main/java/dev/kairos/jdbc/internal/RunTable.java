@@ -13,6 +13,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.statement.PreparedBatch;
 
 /**
  * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
@@ -47,11 +48,6 @@ public final class RunTable {
     deleteAll = "DELETE FROM " + table + " WHERE job_key = :key";
   }
 
-  /** Appends a run. */
-  public void insert(Handle h, RunResult x) {
-    bind(h.createUpdate(insert), x).execute();
-  }
-
   /** Appends runs, in one batched statement, in the order given. */
   public void insertAll(Handle h, List<RunResult> runs) {
     if (runs.isEmpty()) {
@@ -64,7 +60,7 @@ public final class RunTable {
     batch.execute();
   }
 
-  private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bind(S s, RunResult x) {
+  private static PreparedBatch bind(PreparedBatch s, RunResult x) {
     return s.bind("key", x.key())
         .bind("scheduled", decimal(x.scheduledFireTime()))
         .bind("start", decimal(x.start()))
