@@ -34,7 +34,7 @@ final class KairosAdapter implements Adapter {
   }
 
   /** {@code JdbcStore.h2(dir)} for an H2 file, {@code JdbcStore.builder().url(..)} otherwise. */
-  static KairosAdapter jdbc(Store database, int workers) {
+  static KairosAdapter jdbc(Store database, int workers, boolean clustered) {
     Supplier<JobStore> stores;
     if (Counting.enabled()) {
       stores =
@@ -46,7 +46,7 @@ final class KairosAdapter implements Adapter {
             c.setMaximumPoolSize(8); // the JDBC store's own default
             com.zaxxer.hikari.HikariDataSource pool = new com.zaxxer.hikari.HikariDataSource(c);
             POOLS.add(pool);
-            return JdbcStore.builder().dataSource(Counting.wrap(pool)).build();
+            return JdbcStore.builder().dataSource(Counting.wrap(pool)).clustered(clustered).build();
           };
     } else if (database instanceof Store.H2File h2) {
       stores = () -> JdbcStore.h2(h2.dir());
@@ -57,6 +57,7 @@ final class KairosAdapter implements Adapter {
                   .url(database.url())
                   .user(database.user())
                   .password(database.password())
+                  .clustered(clustered)
                   .build();
     }
     return new KairosAdapter(workers, stores, database);

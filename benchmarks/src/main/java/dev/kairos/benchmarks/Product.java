@@ -11,6 +11,8 @@ enum Product {
   KAIROS_MEM("kairos-mem", "Kairos, in memory", Storage.MEMORY),
   KAIROS_H2("kairos-h2", "Kairos, H2 file", Storage.H2),
   KAIROS_PG("kairos-pg", "Kairos, PostgreSQL", Storage.POSTGRES),
+  KAIROS_PG_CLUSTER(
+      "kairos-pg-cluster", "Kairos, PostgreSQL, clustered(true), one instance", Storage.POSTGRES),
   KAIROS_MARIA("kairos-maria", "Kairos, MariaDB", Storage.MARIADB),
   STPE("stpe", "ScheduledThreadPoolExecutor", Storage.MEMORY),
   QUARTZ_RAM("quartz-ram", "Quartz, RAMJobStore", Storage.MEMORY),
@@ -73,7 +75,8 @@ enum Product {
     try {
       return switch (this) {
         case KAIROS_MEM -> KairosAdapter.inMemory(o.workers());
-        case KAIROS_H2, KAIROS_PG, KAIROS_MARIA -> KairosAdapter.jdbc(store, o.workers());
+        case KAIROS_H2, KAIROS_PG, KAIROS_MARIA -> KairosAdapter.jdbc(store, o.workers(), false);
+        case KAIROS_PG_CLUSTER -> KairosAdapter.jdbc(store, o.workers(), true);
         case STPE -> new StpeAdapter(o.workers());
         case QUARTZ_RAM, QUARTZ_H2, QUARTZ_PG, QUARTZ_MARIA ->
             new QuartzAdapter(store, o.workers());

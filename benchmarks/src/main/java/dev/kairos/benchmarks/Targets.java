@@ -27,6 +27,12 @@ final class Targets {
           "H2 ≥ 50× Quartz JDBC H2 throughput" + at, Product.KAIROS_H2, Product.QUARTZ_H2, n, 50);
       atLeast("PG ≥ 2× db-scheduler PG throughput" + at, Product.KAIROS_PG, Product.DBS_PG, n, 2);
       atLeast(
+          "PG clustered(true), one instance, ≥ 1.5× db-scheduler PG throughput" + at,
+          Product.KAIROS_PG_CLUSTER,
+          Product.DBS_PG,
+          n,
+          1.5);
+      atLeast(
           "PG ≥ 50× Quartz JDBC PG throughput" + at, Product.KAIROS_PG, Product.QUARTZ_PG, n, 50);
     }
     for (int n : report.sizes(Scenario.LATENESS)) {

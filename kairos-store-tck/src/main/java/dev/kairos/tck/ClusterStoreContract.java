@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -217,6 +218,89 @@ public abstract class ClusterStoreContract {
         total += f.get(60, TimeUnit.SECONDS);
       }
       assertThat(total).isEqualTo(jobs.size());
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * A batch of claims answers each in the order given, as single claims would: a due fire wins, a
+   * stale version, a fire not yet due by the store's clock and a fire another instance holds lose,
+   * and the losers are left as they were.
+   */
+  @Test
+  void claimAll_answersEachClaimInOrder_lostOnesLeftAsTheyWere() {
+    JobRecord due = a.upsert(fresh("b-due", T0)).record();
+    JobRecord held = a.upsert(fresh("a-held", T0)).record();
+    Claimed other = b.claim(held, "b", LONG).orElseThrow();
+    JobRecord stale = a.upsert(fresh("c-stale", T0)).record();
+    JobRecord moved =
+        a.replace(
+                stale.withSchedule(JobState.SCHEDULED, T0, T0, FireKind.TRIGGER, 1),
+                stale.version())
+            .orElseThrow();
+    JobRecord ahead = a.upsert(fresh("0-ahead", a.storeNow().plusSeconds(60))).record();
+    JobRecord due2 = a.upsert(fresh("z-due", T0)).record();
+
+    List<Optional<Claimed>> answers = a.claimAll(List.of(due, held, stale, ahead, due2), "a", LONG);
+
+    assertThat(answers).hasSize(5);
+    assertThat(answers.get(0)).isPresent();
+    assertThat(answers.get(0).get().record().key()).isEqualTo("b-due");
+    assertThat(answers.get(0).get().record().state()).isEqualTo(JobState.RUNNING);
+    assertThat(answers.get(0).get().record().version()).isEqualTo(due.version() + 1);
+    assertThat(answers.get(0).get().recovery()).isFalse();
+    assertThat(answers.get(1)).isEmpty();
+    assertThat(answers.get(2)).isEmpty();
+    assertThat(answers.get(3)).isEmpty();
+    assertThat(answers.get(4).map(x -> x.record().key())).contains("z-due");
+    assertThat(a.find("a-held")).contains(other.record());
+    assertThat(a.find("c-stale")).contains(moved);
+    assertThat(a.find("0-ahead")).contains(ahead);
+    assertThat(b.claimAll(List.of(due, due2), "b", LONG)).containsOnly(Optional.empty());
+    assertThat(a.claimAll(List.of(), "a", LONG)).isEmpty();
+  }
+
+  /** Instances claiming overlapping batches in opposite orders: each fire is won exactly once. */
+  @Test
+  void claimAll_racingBatches_eachFireWonOnce() throws Exception {
+    List<JobRecord> jobs = new ArrayList<>();
+    for (int i = 0; i < 60; i++) {
+      jobs.add(a.upsert(fresh("batch-" + i, T0)).record());
+    }
+    ClusterStore[] instances = {a, b, c};
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<List<String>>> wins = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        ClusterStore s = instances[t];
+        String id = "i" + t;
+        List<JobRecord> mine = new ArrayList<>(jobs);
+        java.util.Collections.rotate(mine, 20 * t);
+        if (t == 1) {
+          java.util.Collections.reverse(mine);
+        }
+        wins.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  List<String> won = new ArrayList<>();
+                  for (int from = 0; from < mine.size(); from += 15) {
+                    for (Optional<Claimed> x :
+                        s.claimAll(mine.subList(from, from + 15), id, LONG)) {
+                      x.ifPresent(w -> won.add(w.record().key()));
+                    }
+                  }
+                  return won;
+                }));
+      }
+      go.countDown();
+      List<String> all = new ArrayList<>();
+      for (Future<List<String>> f : wins) {
+        all.addAll(f.get(60, TimeUnit.SECONDS));
+      }
+      assertThat(all).hasSize(jobs.size()).doesNotHaveDuplicates();
     } finally {
       pool.shutdownNow();
     }

@@ -60,6 +60,26 @@ public interface ClusterStore extends JobStore {
   Optional<Claimed> claim(JobRecord expected, String instance, Duration lease);
 
   /**
+   * Claims several fires at once, each as {@link #claim} would, answering in the order given: a
+   * store that can should do it in one transaction (rows locked in key order, so two batches and a
+   * lease renewal never wait on each other in a cycle). Every answer stands alone: one lost claim
+   * does not fail the others. The default claims them one by one.
+   *
+   * @param expected the records the fires were read from, of distinct jobs
+   * @param instance the claiming instance
+   * @param lease how long each claim holds without renewal, by the store's clock
+   * @return for each record, its claimed record or empty if that claim lost
+   */
+  default List<Optional<Claimed>> claimAll(
+      List<JobRecord> expected, String instance, Duration lease) {
+    List<Optional<Claimed>> out = new java.util.ArrayList<>(expected.size());
+    for (JobRecord r : expected) {
+      out.add(claim(r, instance, lease));
+    }
+    return out;
+  }
+
+  /**
    * Extends the leases of claims this instance won and still runs: a lease is extended only if the
    * row's claim is {@code instance}'s on exactly the claimed fire given for its key, so an instance
    * restarted with the same id never renews a claim its dead predecessor left behind. Rows are

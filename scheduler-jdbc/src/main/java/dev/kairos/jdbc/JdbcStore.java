@@ -778,6 +778,12 @@ public final class JdbcStore implements ClusterStore {
   }
 
   @Override
+  public List<Optional<Claimed>> claimAll(
+      List<JobRecord> expected, String instance, Duration lease) {
+    return tables().cluster().claimAll(expected, instance, lease);
+  }
+
+  @Override
   public boolean release(String key, String instance, Instant claimedFire) {
     return tables().cluster().release(key, instance, claimedFire);
   }

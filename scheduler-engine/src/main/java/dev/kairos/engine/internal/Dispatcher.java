@@ -114,6 +114,12 @@ final class Dispatcher {
   /** Cluster mode: which fires this instance queues late (see ClusterShare). Guarded by lock. */
   private ClusterShare share = ClusterShare.NONE;
 
+  /**
+   * Cluster mode: running entries claimed in a batch by another worker, waiting for a worker to run
+   * them ({@link #handOut}); {@link #take()} hands these out first. Guarded by lock.
+   */
+  private final java.util.ArrayDeque<Entry> ready = new java.util.ArrayDeque<>();
+
   /** Workers waiting timed right now, and the most ever seen. Guarded by lock. */
   private int timedWaiters;
 
@@ -132,6 +138,9 @@ final class Dispatcher {
     lock.lockInterruptibly();
     try {
       for (; ; ) {
+        if (!ready.isEmpty()) {
+          return ready.poll(); // even after shutdown: its worker releases the claim
+        }
         if (shutdown) {
           return null;
         }
@@ -153,7 +162,7 @@ final class Dispatcher {
         }
       }
     } finally {
-      if (leader == null && heap.peek() != null) {
+      if ((leader == null && heap.peek() != null) || !ready.isEmpty()) {
         available.signal();
       }
       lock.unlock();
@@ -582,6 +591,73 @@ final class Dispatcher {
       }
     }
     return covered;
+  }
+
+  /**
+   * Cluster mode: takes up to {@code limit} queued entries that are due now, {@code SCHEDULED}, not
+   * recoveries, {@code runnable}, and this instance's share (queued without the share's delay), the
+   * next to run first; each is then running, owned by the caller, who claims them together with its
+   * own and passes them on through {@link #handOut} (or {@link #finish}es them).
+   */
+  List<Entry> takeDue(int limit, java.util.function.Predicate<JobRecord> runnable) {
+    lock.lock();
+    try {
+      List<Entry> out = new ArrayList<>();
+      if (shutdown) {
+        return out;
+      }
+      fill(
+          out,
+          limit,
+          0,
+          r ->
+              runnable.test(r)
+                  && share.delayNanos(r.key()) == 0
+                  && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
+      for (Entry q : out) {
+        heap.remove(q);
+        start(q);
+      }
+      if (!out.isEmpty()) {
+        deadlineChanged(); // the head may have moved
+      }
+      return out;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Cluster mode: queues running entries, each with its claim's answer in {@link Entry#ready}, for
+   * the next free workers: wakes as many followers, and the leader (it would otherwise wait out its
+   * timer with work at hand).
+   */
+  void handOut(List<Entry> entries) {
+    if (entries.isEmpty()) {
+      return;
+    }
+    lock.lock();
+    try {
+      ready.addAll(entries);
+      for (int i = 0; i < entries.size(); i++) {
+        available.signal();
+      }
+      leaderWake.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Close: removes and returns the entries still in the ready queue (no worker took them). */
+  List<Entry> drainReady() {
+    lock.lock();
+    try {
+      List<Entry> out = new ArrayList<>(ready);
+      ready.clear();
+      return out;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Call only with the lock held. Covers each entry with {@code b}; returns {@code b}. */

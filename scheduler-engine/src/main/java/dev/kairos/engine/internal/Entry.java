@@ -67,6 +67,13 @@ final class Entry {
   /** The record version {@link #mark} was made for. */
   long markedVersion;
 
+  /**
+   * Cluster mode: set on a running entry that another worker took and claimed in a batch with its
+   * own ({@link FireRunner}), and handed out through {@link Dispatcher#handOut}: the fire decided
+   * and the claim's answer. Read and cleared by the worker that takes it from the ready queue.
+   */
+  FireRunner.ReadyRun ready;
+
   /** The timetable of {@link #timetableSpec}, kept so a cron expression is parsed once. */
   private Timetable timetable;
 

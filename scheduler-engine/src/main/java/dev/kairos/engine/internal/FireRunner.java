@@ -12,6 +12,8 @@ import dev.kairos.spi.RunResult;
 import dev.kairos.spi.StartMark;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -77,7 +79,9 @@ final class FireRunner {
     Handoff handoff = new Handoff();
     JobRecord stored;
     try {
-      stored = process(e, e.record, handoff);
+      ReadyRun ready = e.ready;
+      e.ready = null;
+      stored = ready == null ? process(e, e.record, handoff) : runReady(e, ready, handoff);
     } catch (RuntimeException ex) {
       engineFailure(e, ex);
       dispatcher.finish(e, null);
@@ -192,6 +196,9 @@ final class FireRunner {
     q.join(Math.max(1, deadlineNanos - System.nanoTime()));
     markWriter.drain(deadlineNanos); // its batches complete, written or not: no worker waits
     markWriter.join(Math.max(1, deadlineNanos - System.nanoTime()));
+    if (cluster != null) {
+      releaseReady();
+    }
     List<StartMark> unrun = dispatcher.markedNotRun();
     if (!unrun.isEmpty()) {
       try {
@@ -205,6 +212,31 @@ final class FireRunner {
       }
     }
     return drained;
+  }
+
+  /**
+   * Close: releases the claims won for entries still in the dispatcher's ready queue (no worker was
+   * left to take them), so that their fires run at once elsewhere rather than after their lease as
+   * recoveries; a release that fails leaves exactly that.
+   */
+  private void releaseReady() {
+    for (Entry e : dispatcher.drainReady()) {
+      ReadyRun ready = e.ready;
+      e.ready = null;
+      if (ready != null && ready.claim().isPresent()) {
+        Instant fire = ready.claim().get().record().dueTime();
+        try {
+          cluster.release(e.key, config.instanceId(), fire);
+        } catch (RuntimeException ex) {
+          log.warn(
+              "job '{}': releasing its unrun claim at close failed; its fire runs as a recovery"
+                  + " after the lease",
+              e.key,
+              ex);
+        }
+      }
+      dispatcher.finish(e, null);
+    }
   }
 
   /** A writer thread: one batch in one store call, else each with retries; then completions. */
@@ -297,16 +329,27 @@ final class FireRunner {
       }
       return null;
     }
+    Decision d = decide(e, r);
+    return d.fire() == null ? d.stored() : run(e, r, d.tt(), d.fire(), handoff, null);
+  }
+
+  /**
+   * What the entry's due fire comes to: a fire to run, or (fire null) the record the misfire policy
+   * left when it runs nothing now.
+   */
+  private record Decision(Timetable tt, Fire fire, JobRecord stored) {}
+
+  private Decision decide(Entry e, JobRecord r) {
     Timetable tt = e.timetable(r.spec());
     return switch (r.dueKind()) {
       case RETRY ->
-          run(e, r, tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()), handoff);
-      case TRIGGER -> run(e, r, tt, new Fire(r.dueTime(), 1, 0, r.dueKind()), handoff);
-      case TIMETABLE -> timetableFire(e, r, tt, handoff);
+          new Decision(tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()), null);
+      case TRIGGER -> new Decision(tt, new Fire(r.dueTime(), 1, 0, r.dueKind()), null);
+      case TIMETABLE -> timetableFire(e, r, tt);
     };
   }
 
-  private JobRecord timetableFire(Entry e, JobRecord r, Timetable tt, Handoff handoff) {
+  private Decision timetableFire(Entry e, JobRecord r, Timetable tt) {
     Instant now = config.time().now();
     Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
     MisfireRule.Decision d =
@@ -327,21 +370,35 @@ final class FireRunner {
       Instant next = d.nextWhenNoRun().orElse(null);
       JobState state = next == null ? JobState.COMPLETE : JobState.SCHEDULED;
       Instant due = Jitter.due(r.spec(), next);
-      return replace(r, r.withSchedule(state, next, due, FireKind.TIMETABLE, 1));
+      return new Decision(
+          tt, null, replace(r, r.withSchedule(state, next, due, FireKind.TIMETABLE, 1)));
     }
-    return run(e, r, tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE), handoff);
+    return new Decision(tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE), null);
   }
 
   /** One fire to run: its scheduled time, attempt, missed fires it stands for, and why. */
   record Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {}
 
-  private JobRecord run(Entry e, JobRecord taken, Timetable tt, Fire fire, Handoff handoff) {
+  /**
+   * Runs a decided fire.
+   *
+   * @param preclaimed cluster mode: the answer of the claim made for it in another worker's batch,
+   *     or null to claim it now
+   */
+  private JobRecord run(
+      Entry e,
+      JobRecord taken,
+      Timetable tt,
+      Fire fire,
+      Handoff handoff,
+      Optional<ClusterStore.Claimed> preclaimed) {
     JobRecord r = taken;
     boolean recovery = e.recovery;
     Instant start;
     Instant localStart;
     if (cluster != null) {
-      Optional<ClusterStore.Claimed> claimed = claim(taken);
+      Optional<ClusterStore.Claimed> claimed =
+          preclaimed != null ? preclaimed : claimWithOthers(e, taken);
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
         return afterLostClaim(e, taken, fire);
@@ -560,6 +617,80 @@ final class FireRunner {
     if (!closing.getAsBoolean()) { // closing, an empty claim may be a store call given up
       listeners.claimLost(taken.key(), fire.scheduled());
     }
+  }
+
+  /** Most fires claimed in one store call (cluster mode, a store that batches runs). */
+  static final int CLAIM_BATCH = 64;
+
+  /**
+   * A fire decided and claimed in a batch by one worker, run by whichever takes its entry from the
+   * dispatcher's ready queue.
+   *
+   * @param taken the record the fire was decided from (the claim's expected record)
+   * @param claim the claim's answer: the claimed record, or empty if it was lost
+   */
+  record ReadyRun(JobRecord taken, Timetable tt, Fire fire, Optional<ClusterStore.Claimed> claim) {}
+
+  /**
+   * Claims {@code taken}'s fire; with a write-back queue, together with the due fires of this
+   * instance's share that are queued behind it: they are taken from the heap, decided, claimed in
+   * one store call with this one, and handed to the other workers with their answers ({@link
+   * Dispatcher#handOut}), so that a backlog costs one claim transaction per batch, not per fire.
+   * Returns this fire's answer.
+   */
+  private Optional<ClusterStore.Claimed> claimWithOthers(Entry e, JobRecord taken) {
+    if (writeBacks == null || e.recovery) {
+      return claim(taken);
+    }
+    List<Entry> others = dispatcher.takeDue(CLAIM_BATCH - 1, this::runnable);
+    if (others.isEmpty()) {
+      return claim(taken);
+    }
+    List<Entry> claiming = new ArrayList<>();
+    List<Decision> decisions = new ArrayList<>();
+    List<JobRecord> records = new ArrayList<>(List.of(taken));
+    for (Entry o : others) {
+      Decision d;
+      try {
+        d = decide(o, o.record);
+      } catch (RuntimeException ex) {
+        engineFailure(o, ex);
+        dispatcher.finish(o, null);
+        continue;
+      }
+      if (d.fire() == null) {
+        afterRun(o, d.stored()); // the misfire policy runs nothing now
+        continue;
+      }
+      claiming.add(o);
+      decisions.add(d);
+      records.add(o.record);
+    }
+    List<Optional<ClusterStore.Claimed>> answers =
+        records.size() == 1
+            ? List.of(claim(taken))
+            : retrying(
+                    "claiming " + records.size() + " job(s)",
+                    () -> cluster.claimAll(records, config.instanceId(), config.cluster().lease()))
+                .orElseGet(() -> Collections.nCopies(records.size(), Optional.empty()));
+    for (int i = 0; i < claiming.size(); i++) {
+      Entry o = claiming.get(i);
+      Optional<ClusterStore.Claimed> answer = answers.get(i + 1);
+      answer.ifPresent(c -> dispatcher.claimed(o, c.record().dueTime())); // renewed from now on
+      Decision d = decisions.get(i);
+      o.ready = new ReadyRun(o.record, d.tt(), d.fire(), answer);
+    }
+    dispatcher.handOut(claiming);
+    return answers.get(0);
+  }
+
+  /** Runs (or, its claim lost, settles) a fire another worker decided and claimed. */
+  private JobRecord runReady(Entry e, ReadyRun ready, Handoff handoff) {
+    if (ready.claim().isEmpty()) {
+      log.debug("job '{}': fire {} claimed by another instance", ready.taken().key(), ready.fire());
+      return afterLostClaim(e, ready.taken(), ready.fire());
+    }
+    return run(e, ready.taken(), ready.tt(), ready.fire(), handoff, ready.claim());
   }
 
   private Optional<ClusterStore.Claimed> claim(JobRecord r) {

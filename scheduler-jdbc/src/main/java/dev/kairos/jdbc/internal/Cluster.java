@@ -187,6 +187,51 @@ public final class Cluster implements AutoCloseable {
     return readable.apply(won.get().row()).map(r -> new Claimed(r, recovery));
   }
 
+  /**
+   * Claims several fires in one transaction; see {@link ClusterTable#claimAll}. A failed call puts
+   * every claim of the batch in doubt, as {@link #claim} does for one.
+   */
+  public List<Optional<Claimed>> claimAll(
+      List<JobRecord> expected, String instance, Duration lease) {
+    Set<String> repeated = new java.util.HashSet<>();
+    for (JobRecord r : expected) {
+      if (inDoubt.remove(r.key() + "@" + r.version())) {
+        repeated.add(r.key());
+      }
+    }
+    List<Optional<ClusterTable.Claim>> won;
+    try {
+      won =
+          database.inTransaction(
+              "claiming " + expected.size() + " job(s) for " + instance,
+              h -> {
+                List<Optional<ClusterTable.Claim>> w = table.claimAll(h, expected, instance, lease);
+                for (int i = 0; i < w.size() && !repeated.isEmpty(); i++) {
+                  if (w.get(i).isEmpty() && repeated.contains(expected.get(i).key())) {
+                    w.set(i, table.ownClaim(h, expected.get(i), instance));
+                  }
+                }
+                return w;
+              });
+    } catch (StoreException e) {
+      if (inDoubt.size() + expected.size() > MAX_IN_DOUBT) {
+        inDoubt.clear();
+      }
+      expected.forEach(r -> inDoubt.add(r.key() + "@" + r.version()));
+      throw e;
+    }
+    List<Optional<Claimed>> out = new java.util.ArrayList<>(won.size());
+    boolean any = false;
+    for (Optional<ClusterTable.Claim> c : won) {
+      any |= c.isPresent();
+      out.add(c.flatMap(w -> readable.apply(w.row()).map(r -> new Claimed(r, w.recovery()))));
+    }
+    if (any) {
+      changed();
+    }
+    return out;
+  }
+
   /** Extends the leases {@code instance} holds on these jobs; returns how many. */
   public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
     if (claimedFires.isEmpty()) {

@@ -41,6 +41,7 @@ public final class ClusterTable {
   private final String claim;
   private final String select;
   private final String ownClaim;
+  private final String selectOwned;
   private final String renew;
   private final String release;
   private final String expired;
@@ -81,6 +82,7 @@ public final class ClusterTable {
             + ")";
     select = "SELECT * FROM " + jobs + " WHERE job_key = :key";
     ownClaim = select + " AND owner = :instance AND version = :version AND claimed_fire = :due";
+    selectOwned = "SELECT * FROM " + jobs + " WHERE owner = :instance AND job_key IN (";
     renew =
         "UPDATE "
             + jobs
@@ -151,6 +153,62 @@ public final class ClusterTable {
     return updated == 0
         ? Optional.empty()
         : h.createQuery(select).bind("key", expected.key()).map((rs, ctx) -> claimed(rs)).findOne();
+  }
+
+  /**
+   * Claims several fires (of distinct jobs) for {@code instance} in one batched UPDATE, rows in key
+   * order, then reads the won rows back in one SELECT; answers in the order given. Call in a
+   * transaction.
+   */
+  public List<Optional<Claim>> claimAll(
+      Handle h, List<JobRecord> expected, String instance, Duration lease) {
+    List<Integer> order = new java.util.ArrayList<>();
+    for (int i = 0; i < expected.size(); i++) {
+      if (expected.get(i).dueTime() != null) {
+        order.add(i);
+      }
+    }
+    order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
+    List<Optional<Claim>> out =
+        new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
+    if (order.isEmpty()) {
+      return out;
+    }
+    PreparedBatch batch = h.prepareBatch(claim);
+    for (int i : order) {
+      bindClaim(batch, expected.get(i), instance, lease).add();
+    }
+    int[] updated = batch.execute();
+    List<String> won = new java.util.ArrayList<>();
+    Map<String, Integer> index = new java.util.HashMap<>();
+    for (int j = 0; j < order.size(); j++) {
+      if (updated[j] != 0) { // 1, or SUCCESS_NO_INFO: the SELECT below decides
+        String key = expected.get(order.get(j)).key();
+        won.add(key);
+        index.put(key, order.get(j));
+      }
+    }
+    if (won.isEmpty()) {
+      return out;
+    }
+    StringBuilder sql = new StringBuilder(selectOwned);
+    for (int i = 0; i < won.size(); i++) {
+      sql.append(i == 0 ? ":k" : ", :k").append(i);
+    }
+    var q = h.createQuery(sql.append(")").toString()).bind("instance", instance);
+    for (int i = 0; i < won.size(); i++) {
+      q.bind("k" + i, won.get(i));
+    }
+    q.map((rs, ctx) -> claimed(rs))
+        .forEach(
+            c -> {
+              Integer i = index.get(c.row().key());
+              JobRecord e = i == null ? null : expected.get(i);
+              if (e != null && c.row().version() == e.version() + 1) {
+                out.set(i, Optional.of(c));
+              }
+            });
+    return out;
   }
 
   private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindClaim(
