@@ -31,6 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *     clustered=true workers=4
  * </pre>
  *
+ * <p>With {@code oneshots=N} it measures capacity instead: N one-shots due at once, scheduled in
+ * bulk before the clock reaches them, and the time until every one has run on some instance
+ * (fires/s = N over that time), for each instance count; a fire run twice fails the run.
+ *
  * <p>The schema is created and dropped by the run ({@code -Dkairos.pg.url=...} for another server).
  */
 public final class ClusterBenchmark {
@@ -50,6 +54,17 @@ public final class ClusterBenchmark {
     int seconds = Integer.parseInt(a.getOrDefault("seconds", "20"));
     boolean clustered = Boolean.parseBoolean(a.getOrDefault("clustered", "true"));
     int workers = Integer.parseInt(a.getOrDefault("workers", "4"));
+    int oneShots = Integer.parseInt(a.getOrDefault("oneshots", "0"));
+    if (oneShots > 0) {
+      System.out.printf(
+          "%d due one-shots, %s, %d workers per instance%n",
+          oneShots, clustered ? "clustered" : "not clustered", workers);
+      System.out.println("instances  fires/s  seconds  runs per instance");
+      for (String n : a.getOrDefault("instances", "1,3").split(",")) {
+        capacity(Integer.parseInt(n), oneShots, clustered, workers);
+      }
+      return;
+    }
     System.out.printf(
         "%d jobs every %d ms (%.0f fires/s offered), %d s, %s, %d workers per instance%n",
         jobs,
@@ -125,6 +140,72 @@ public final class ClusterBenchmark {
           sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1_000_000,
           Math.max(0, offered - ran),
           Math.max(0, offered - ran) * period.toMillis() / 1000.0 / jobs);
+    } finally {
+      schedulers.forEach(KairosScheduler::close);
+      execute("DROP SCHEMA " + schema + " CASCADE");
+    }
+  }
+
+  private static void capacity(int instances, int oneShots, boolean clustered, int workers)
+      throws Exception {
+    String schema = "kairos_bench_" + UUID.randomUUID().toString().substring(0, 8);
+    execute("CREATE SCHEMA " + schema);
+    String url = PG_URL + "?currentSchema=" + schema;
+    java.util.Set<String> ran = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    AtomicLong duplicates = new AtomicLong();
+    List<AtomicLong> perInstance = new ArrayList<>();
+    List<KairosScheduler> schedulers = new ArrayList<>();
+    try {
+      for (int i = 0; i < instances; i++) {
+        AtomicLong mine = new AtomicLong();
+        perInstance.add(mine);
+        KairosScheduler s =
+            Engines.build(
+                Kairos.builder()
+                    .store(
+                        JdbcStore.builder()
+                            .url(url)
+                            .user(PG_USER)
+                            .poolSize(workers + 1)
+                            .clustered(clustered)
+                            .build())
+                    .instanceId("i" + i)
+                    .workers(workers)
+                    .handler(
+                        "noop",
+                        ctx -> {
+                          mine.incrementAndGet();
+                          if (!ran.add(ctx.key())) {
+                            duplicates.incrementAndGet();
+                          }
+                        }));
+        schedulers.add(s);
+        s.start();
+      }
+      while (schedulers.get(0).stats().liveInstances() < instances) {
+        Thread.sleep(50);
+      }
+      Instant due = Instant.now().plusSeconds(3);
+      List<JobSpec> specs = new ArrayList<>();
+      for (int j = 0; j < oneShots; j++) {
+        specs.add(JobSpec.named("once-" + j).handler("noop").at(due));
+      }
+      schedulers.get(0).scheduleAll(specs);
+      Thread.sleep(Math.max(0, Duration.between(Instant.now(), due).toMillis()));
+      long begin = System.nanoTime();
+      long deadline = begin + Duration.ofMinutes(5).toNanos();
+      while (ran.size() < oneShots && System.nanoTime() < deadline) {
+        Thread.sleep(5);
+      }
+      double seconds = (System.nanoTime() - begin) / 1e9;
+      System.out.printf(
+          Locale.ROOT,
+          "%9d  %7.0f  %7.2f  %s%s%n",
+          instances,
+          ran.size() / seconds,
+          seconds,
+          perInstance,
+          duplicates.get() > 0 ? "  FAILED: " + duplicates.get() + " fires ran twice" : "");
     } finally {
       schedulers.forEach(KairosScheduler::close);
       execute("DROP SCHEMA " + schema + " CASCADE");

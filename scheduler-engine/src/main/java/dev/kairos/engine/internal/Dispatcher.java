@@ -400,7 +400,14 @@ final class Dispatcher {
     lock.lock();
     try {
       Entry e = tracked.get(key);
-      if (e != null && (e.running || (record != null && record.version() < e.record.version()))) {
+      if (e != null && e.running) {
+        if (record != null
+            && (e.seenElsewhere == null || record.version() > e.seenElsewhere.version())) {
+          e.seenElsewhere = record; // for a lost claim only: see lostClaimSettled
+        }
+        return;
+      }
+      if (e != null && record != null && record.version() < e.record.version()) {
         return;
       }
       changed(key, record == null || record.state() == JobState.RUNNING ? null : record);
@@ -445,6 +452,7 @@ final class Dispatcher {
       e.recovery = false;
       e.mark = null;
       e.claimedFire = null;
+      e.seenElsewhere = null;
       e.triggerRequested = false;
       e.triggerTaken = false;
       JobRecord r = e.unscheduled ? null : newest(e.changedWhileRunning, stored);
@@ -594,8 +602,8 @@ final class Dispatcher {
   }
 
   /**
-   * Cluster mode: takes up to {@code limit} queued entries that are due now, {@code SCHEDULED}, not
-   * recoveries, {@code runnable}, and this instance's share (queued without the share's delay), the
+   * Cluster mode: takes up to {@code limit} queued entries that are due now (for another instance's
+   * share: its grace has passed too), {@code SCHEDULED}, not recoveries and {@code runnable}, the
    * next to run first; each is then running, owned by the caller, who claims them together with its
    * own and passes them on through {@link #handOut} (or {@link #finish}es them).
    */
@@ -611,9 +619,7 @@ final class Dispatcher {
           limit,
           0,
           r ->
-              runnable.test(r)
-                  && share.delayNanos(r.key()) == 0
-                  && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
+              runnable.test(r) && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
       for (Entry q : out) {
         heap.remove(q);
         start(q);
@@ -722,6 +728,21 @@ final class Dispatcher {
       }
       e.retriedClaim = r;
       return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Cluster mode: after a lost claim of {@code taken}, the newest record the change feed delivered
+   * since the entry was taken if it is newer than {@code taken} (the winner's claim or write-back),
+   * else null: then only the store can tell why the claim was lost.
+   */
+  JobRecord seenElsewhere(Entry e, JobRecord taken) {
+    lock.lock();
+    try {
+      JobRecord seen = e.seenElsewhere;
+      return seen != null && seen.version() > taken.version() ? seen : null;
     } finally {
       lock.unlock();
     }

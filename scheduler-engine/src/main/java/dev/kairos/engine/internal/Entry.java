@@ -55,6 +55,13 @@ final class Entry {
   /** Cluster mode: the record whose lost claim was retried once (see Dispatcher#retryClaimOnce). */
   JobRecord retriedClaim;
 
+  /**
+   * Cluster mode: the newest record the change feed delivered while the entry was taken (such a
+   * change is otherwise left to the entry's own write-back), so that a lost claim can be settled
+   * from what the winner wrote without reading the store. Cleared at finish.
+   */
+  JobRecord seenElsewhere;
+
   /** Cluster mode: the fire (due time) of the claim this worker won and runs, or null. */
   java.time.Instant claimedFire;
 

@@ -568,15 +568,21 @@ final class FireRunner {
 
   /**
    * The claim was lost. If the winner has already written back, continue from its state; if it is
-   * still running, drop the entry: its write-back reaches us through the change feed. If the job is
-   * as it was taken (same version and due time), either the fire is not yet due by the store's
-   * clock (this instance's clock runs ahead of it: the claim is judged by the store's), and the
-   * entry is queued again for when it is; or another instance holds a live lease on it (a trigger
-   * or a new definition arrived during that instance's run), and the entry is dropped rather than
-   * retried in a tight loop until the lease ends: the holder's write-back comes through the feed,
-   * and if the holder dies its expired lease is recovered.
+   * still running, drop the entry: its write-back reaches us through the change feed. What the feed
+   * delivered while the entry was taken settles it without a read. If the job is as it was taken
+   * (same version and due time), either the fire is not yet due by the store's clock (this
+   * instance's clock runs ahead of it: the claim is judged by the store's), and the entry is queued
+   * again for when it is; or another instance holds a live lease on it (a trigger or a new
+   * definition arrived during that instance's run), and the entry is dropped rather than retried in
+   * a tight loop until the lease ends: the holder's write-back comes through the feed, and if the
+   * holder dies its expired lease is recovered.
    */
   private JobRecord afterLostClaim(Entry e, JobRecord taken, Fire fire) {
+    JobRecord seen = dispatcher.seenElsewhere(e, taken);
+    if (seen != null) { // the winner's claim or write-back came through the feed: no read needed
+      claimLost(taken, fire);
+      return seen.state() == JobState.RUNNING ? null : seen;
+    }
     JobRecord r =
         retrying("reading job '" + taken.key() + "'", () -> cluster.find(taken.key()))
             .flatMap(x -> x)
