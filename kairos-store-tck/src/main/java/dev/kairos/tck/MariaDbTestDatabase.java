@@ -5,8 +5,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import org.junit.jupiter.api.Assumptions;
@@ -111,6 +115,57 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
     p.setProperty("password", "");
     p.setProperty("connectTimeout", "3000");
     return p;
+  }
+
+  /**
+   * Ends ({@code KILL CONNECTION}) every connection whose current database is this one, except the
+   * caller's own, as a server restart or a network fault would end them. MariaDB's process list has
+   * no application names: a test tells its store's connections apart by their database, or by their
+   * user ({@link #killConnectionsOf(String)}).
+   *
+   * @return how many connections were ended
+   */
+  public int killConnections() {
+    return kill("DB = ?", database);
+  }
+
+  /**
+   * Ends ({@code KILL CONNECTION}) every connection of this user, except the caller's own.
+   *
+   * @param user the user whose connections to end
+   * @return how many connections were ended
+   */
+  public int killConnectionsOf(String user) {
+    return kill("USER = ?", user);
+  }
+
+  private int kill(String condition, String value) {
+    String sql =
+        "SELECT ID FROM information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() AND "
+            + condition;
+    try (Connection c = connect()) {
+      List<Long> ids = new ArrayList<>();
+      try (PreparedStatement p = c.prepareStatement(sql)) {
+        p.setString(1, value);
+        try (ResultSet rs = p.executeQuery()) {
+          while (rs.next()) {
+            ids.add(rs.getLong(1));
+          }
+        }
+      }
+      int killed = 0;
+      for (long id : ids) {
+        try (Statement s = c.createStatement()) {
+          s.execute("KILL CONNECTION " + id);
+          killed++;
+        } catch (SQLException gone) {
+          // the connection closed meanwhile (unknown thread id)
+        }
+      }
+      return killed;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
   }
 
   /** Drops the database and everything in it. */

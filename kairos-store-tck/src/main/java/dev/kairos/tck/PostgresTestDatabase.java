@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.jdbc.JdbcStore;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
@@ -136,6 +138,33 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     p.setProperty("ApplicationName", applicationName);
     p.setProperty("connectTimeout", "3");
     return p;
+  }
+
+  /**
+   * Terminates ({@code pg_terminate_backend}) every connection to this database that carries this
+   * application name, as a server restart or a network fault would end them.
+   *
+   * @param applicationName the {@code ApplicationName} of the connections to end
+   * @return how many connections were terminated
+   */
+  public int terminateConnections(String applicationName) {
+    String sql =
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            + " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            + " AND application_name = ?";
+    try (Connection c = connect();
+        PreparedStatement p = c.prepareStatement(sql)) {
+      p.setString(1, applicationName);
+      int n = 0;
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          n += rs.getBoolean(1) ? 1 : 0;
+        }
+      }
+      return n;
+    } catch (SQLException e) {
+      throw new IllegalStateException(sql, e);
+    }
   }
 
   /** Drops the schema and everything in it. */
