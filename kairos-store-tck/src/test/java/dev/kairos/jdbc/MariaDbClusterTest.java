@@ -3,7 +3,6 @@ package dev.kairos.jdbc;
 import dev.kairos.tck.ClusterProcessContract;
 import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
@@ -80,17 +79,6 @@ class MariaDbClusterTest extends ClusterProcessContract {
 
   @Override
   protected int kill(String prefix) {
-    String user = storeUser(prefix);
-    int killed = 0;
-    for (Map<String, Object> r :
-        query("SELECT ID FROM information_schema.PROCESSLIST WHERE USER = '" + user + "'")) {
-      try {
-        db.execute("KILL CONNECTION " + r.get("ID"));
-        killed++;
-      } catch (IllegalStateException gone) {
-        // closed meanwhile
-      }
-    }
-    return killed;
+    return db.killConnectionsOf(storeUser(prefix));
   }
 }

@@ -63,11 +63,6 @@ class PostgresClusterTest extends ClusterProcessContract {
 
   @Override
   protected int kill(String prefix) {
-    return query(
-            "SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity"
-                + " WHERE datname = current_database() AND application_name = 'kairos-cluster-"
-                + prefix
-                + "'")
-        .size();
+    return db.terminateConnections("kairos-cluster-" + prefix);
   }
 }

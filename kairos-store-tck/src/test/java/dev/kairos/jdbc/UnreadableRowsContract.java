@@ -277,7 +277,8 @@ abstract class UnreadableRowsContract {
   @Test
   void keyWithControlCharacterInRow_refused() {
     scheduleGoodAndBad(Misfire.fireOnce());
-    database().execute("UPDATE " + jobs() + " SET job_key = 'bad' || CHR(1) WHERE job_key = 'bad'");
+    database()
+        .execute("UPDATE " + jobs() + " SET job_key = CONCAT('bad', CHR(1)) WHERE job_key = 'bad'");
 
     ManualClock clock = new ManualClock(T0);
     KairosScheduler s = instance(clock);
