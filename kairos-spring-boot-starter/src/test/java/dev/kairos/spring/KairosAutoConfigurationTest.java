@@ -17,7 +17,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.jdbc.JdbcStore;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,7 +95,7 @@ class KairosAutoConfigurationTest {
         .run(
             ctx -> {
               assertThat(ctx).hasSingleBean(Scheduler.class);
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(InMemoryStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(InMemoryStore.class);
             });
   }
 
@@ -105,7 +105,7 @@ class KairosAutoConfigurationTest {
         .withPropertyValues("kairos.store.h2-directory=" + dir)
         .run(
             ctx -> {
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
               assertThat(dir.resolve("kairos.mv.db")).exists();
             });
   }
@@ -119,7 +119,7 @@ class KairosAutoConfigurationTest {
         .withUserConfiguration(ReportsConfig.class)
         .run(
             ctx -> {
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
               assertThat(ctx.getBean(Scheduler.class).job("purge")).isPresent();
             });
     try (var c = ds.getConnection();

@@ -42,7 +42,7 @@ class H2CrashTest {
 
     JdbcStore store = JdbcStore.h2(dir);
     try {
-      List<JobRecord> jobs = store.findAll();
+      List<JobRecord> jobs = store.jobStore().findAll();
       assertThat(jobs).hasSize(1000);
       assertThat(jobs).allSatisfy(r -> assertThat(r.state()).isEqualTo(JobState.SCHEDULED));
     } finally {
