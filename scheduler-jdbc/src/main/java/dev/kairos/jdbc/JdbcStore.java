@@ -19,8 +19,8 @@ import javax.sql.DataSource;
 
 /**
  * A job store in a relational database: an embedded H2 file, PostgreSQL or MariaDB. Jobs, their
- * schedule state and their run history survive restarts and crashes: every method that returned has
- * committed its change.
+ * schedule state and their run history survive restarts and crashes: every store call that returned
+ * has committed its change.
  *
  * <pre>{@code
  * JdbcStore store = JdbcStore.h2(Path.of("data"));       // embedded, pool made and closed here
