@@ -110,6 +110,22 @@ class KairosAutoConfigurationTest {
             });
   }
 
+  /** A JdbcStore bean of the application's is a store source, so it replaces the starter's. */
+  @Test
+  void applicationsJdbcStoreBean_replacesTheStartersStore() {
+    JdbcStore mine = JdbcStore.builder().h2(dir).tablePrefix("mine_").build();
+    runner
+        .withBean("myStore", JdbcStore.class, () -> mine)
+        .withUserConfiguration(ReportsConfig.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(StoreSource.class);
+              assertThat(ctx.getBean(StoreSource.class)).isSameAs(mine);
+              assertThat(ctx.getBean(Scheduler.class).job("purge")).isPresent();
+              assertThat(mine.jobStore().find("purge")).isPresent();
+            });
+  }
+
   @Test
   void applicationDataSource_isUsed_andNeverClosed() throws Exception {
     JdbcDataSource ds = new JdbcDataSource();
