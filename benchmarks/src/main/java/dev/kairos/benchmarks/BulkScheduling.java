@@ -166,7 +166,7 @@ public final class BulkScheduling {
   private void check(Store store, JdbcStore jdbc, String table) throws SQLException {
     long rows;
     if (jdbc != null) {
-      rows = jdbc.findAll().size();
+      rows = jdbc.jobStore().findAll().size();
     } else {
       try (Connection c = DriverManager.getConnection(store.url(), store.user(), store.password());
           Statement s = c.createStatement();

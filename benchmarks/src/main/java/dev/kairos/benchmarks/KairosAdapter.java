@@ -5,7 +5,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.jdbc.JdbcStore;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Supplier;
@@ -20,10 +20,10 @@ final class KairosAdapter implements Adapter {
   static final String HANDLER = "probe";
 
   private final int workers;
-  private final Supplier<JobStore> stores;
+  private final Supplier<StoreSource> stores;
   private final Store database;
 
-  private KairosAdapter(int workers, Supplier<JobStore> stores, Store database) {
+  private KairosAdapter(int workers, Supplier<StoreSource> stores, Store database) {
     this.workers = workers;
     this.stores = stores;
     this.database = database;
@@ -35,7 +35,7 @@ final class KairosAdapter implements Adapter {
 
   /** {@code JdbcStore.h2(dir)} for an H2 file, {@code JdbcStore.builder().url(..)} otherwise. */
   static KairosAdapter jdbc(Store database, int workers, boolean clustered) {
-    Supplier<JobStore> stores;
+    Supplier<StoreSource> stores;
     if (Counting.enabled()) {
       stores =
           () -> {

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kairos.JobInfo;
 import dev.kairos.JobState;
+import dev.kairos.UnreadableJob;
 import dev.kairos.dashboard.JobJson;
 import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import java.time.Duration;
 import java.time.Instant;
@@ -67,13 +69,12 @@ final class Doctor implements Callable<Integer> {
     }
     List<Finding> findings = new ArrayList<>();
     try (Session s = root.session()) {
-      JdbcStore store = s.store();
+      ClusterStore store = s.store();
       findings.add(new Finding("schema", true, "version " + JdbcStore.schemaVersion()));
       List<JobInfo> jobs = s.scheduler(Set.of()).jobs();
       findings.add(new Finding("jobs", true, jobs.size() + " readable"));
-      for (Map.Entry<String, String> e : store.unreadableJobs().entrySet()) {
-        findings.add(
-            new Finding("unreadable row", false, "job '" + e.getKey() + "': " + e.getValue()));
+      for (UnreadableJob u : store.unreadable()) {
+        findings.add(new Finding("unreadable row", false, "job '" + u.key() + "': " + u.reason()));
       }
       for (JobRecord r : store.expiredClaims(1000)) {
         findings.add(

@@ -3,6 +3,7 @@ package dev.kairos.cli;
 import dev.kairos.Scheduler;
 import dev.kairos.engine.Kairos;
 import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.spi.ClusterStore;
 import java.nio.file.Path;
 import java.util.Set;
 
@@ -60,9 +61,12 @@ final class Session implements AutoCloseable {
     }
   }
 
-  /** The open store. */
-  JdbcStore store() {
-    return store;
+  /**
+   * The open store's SPI ({@link JdbcStore#jobStore()}), for reads the {@code Scheduler} API does
+   * not offer: unreadable rows, claims, instances, the database clock.
+   */
+  ClusterStore store() {
+    return store.jobStore();
   }
 
   /**

@@ -61,7 +61,7 @@ final class Transfer {
               StandardCharsets.UTF_8);
           root.out().println("exported " + jobs.size() + " job(s) to " + output);
         }
-        int unreadable = s.store().unreadableJobs().size();
+        int unreadable = s.store().unreadable().size();
         if (unreadable > 0) {
           throw new KairosCli.CliException(
               KairosCli.FAILED,

@@ -121,7 +121,7 @@ abstract class CliContract {
 
   JobState state(String key) {
     try (JdbcStore store = builder(prefix).build()) {
-      return store.find(key).orElseThrow().state();
+      return store.jobStore().find(key).orElseThrow().state();
     }
   }
 
@@ -348,7 +348,7 @@ abstract class CliContract {
   void doctor_clusterInstances_reportsWhetherAnyIsLive() throws Exception {
     dueIn(Duration.ofHours(1), "nightly-report", "purge", "broken");
     try (JdbcStore store = builder(prefix).build()) {
-      store.register("node-a");
+      store.jobStore().register("node-a");
     }
     assertThat(kairos("doctor").out())
         .contains("ok  live instances  1 of 1 with a heartbeat within PT5M");
@@ -408,7 +408,7 @@ abstract class CliContract {
   void dueIn(Duration offset, String... keys) throws Exception {
     Instant t;
     try (JdbcStore store = builder(prefix).build()) {
-      t = store.storeNow().plus(offset);
+      t = store.jobStore().storeNow().plus(offset);
     }
     String v = t.getEpochSecond() + "." + String.format("%09d", t.getNano());
     sql(
@@ -453,7 +453,7 @@ abstract class CliContract {
   @Test
   void instances_listsRegisteredInstances() throws Exception {
     try (JdbcStore store = builder(prefix).build()) {
-      store.register("node-a");
+      store.jobStore().register("node-a");
     }
     Result r = kairos("instances");
     assertThat(r.code()).isZero();

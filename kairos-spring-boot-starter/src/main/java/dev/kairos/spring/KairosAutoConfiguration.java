@@ -5,7 +5,7 @@ import dev.kairos.SchedulerListener;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.jdbc.JdbcStore;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,7 +35,8 @@ public class KairosAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(KairosAutoConfiguration.class);
 
   /**
-   * The store chosen by {@code kairos.store.type}; the scheduler closes it.
+   * The store chosen by {@code kairos.store.type}; the scheduler opens and closes it. A store bean
+   * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it.
    *
    * @param properties the {@code kairos.*} properties
    * @param dataSource the application's data source, used if there is exactly one
@@ -43,7 +44,7 @@ public class KairosAutoConfiguration {
    */
   @Bean(destroyMethod = "")
   @ConditionalOnMissingBean
-  public JobStore kairosJobStore(
+  public StoreSource kairosJobStore(
       KairosProperties properties, ObjectProvider<DataSource> dataSource) {
     KairosProperties.Store p = properties.getStore();
     DataSource ds = dataSource.getIfUnique();
@@ -145,7 +146,7 @@ public class KairosAutoConfiguration {
   @ConditionalOnMissingBean
   public Scheduler kairosScheduler(
       KairosProperties properties,
-      JobStore store,
+      StoreSource store,
       DeclaredJobsHolder declared,
       ObjectProvider<SchedulerListener> listeners,
       ObjectProvider<KairosCustomizer> customizers,

@@ -17,7 +17,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.jdbc.JdbcStore;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -95,7 +95,7 @@ class KairosAutoConfigurationTest {
         .run(
             ctx -> {
               assertThat(ctx).hasSingleBean(Scheduler.class);
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(InMemoryStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(InMemoryStore.class);
             });
   }
 
@@ -105,8 +105,24 @@ class KairosAutoConfigurationTest {
         .withPropertyValues("kairos.store.h2-directory=" + dir)
         .run(
             ctx -> {
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
               assertThat(dir.resolve("kairos.mv.db")).exists();
+            });
+  }
+
+  /** A JdbcStore bean of the application's is a store source, so it replaces the starter's. */
+  @Test
+  void applicationsJdbcStoreBean_replacesTheStartersStore() {
+    JdbcStore mine = JdbcStore.builder().h2(dir).tablePrefix("mine_").build();
+    runner
+        .withBean("myStore", JdbcStore.class, () -> mine)
+        .withUserConfiguration(ReportsConfig.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasSingleBean(StoreSource.class);
+              assertThat(ctx.getBean(StoreSource.class)).isSameAs(mine);
+              assertThat(ctx.getBean(Scheduler.class).job("purge")).isPresent();
+              assertThat(mine.jobStore().find("purge")).isPresent();
             });
   }
 
@@ -119,7 +135,7 @@ class KairosAutoConfigurationTest {
         .withUserConfiguration(ReportsConfig.class)
         .run(
             ctx -> {
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
               assertThat(ctx.getBean(Scheduler.class).job("purge")).isPresent();
             });
     try (var c = ds.getConnection();

@@ -7,7 +7,7 @@ import dev.kairos.Job;
 import dev.kairos.JobSpec;
 import dev.kairos.Scheduler;
 import dev.kairos.jdbc.JdbcStore;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -84,7 +84,7 @@ class KairosPostgresTest {
         .withUserConfiguration(KairosAutoConfigurationTest.ReportsConfig.class)
         .run(
             ctx -> {
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
               assertThat(ctx.getBean(Scheduler.class).job("purge")).isPresent();
 
               ctx.getBean(KairosLifecycle.class).stop(); // closes the scheduler and its store

@@ -76,7 +76,8 @@ public abstract class JdbcStoreContract extends JobStoreContract {
         .historyPerJob(historyPerJob)
         .keepCompleted(keepCompleted)
         .startMarkDelay(Duration.ZERO) // the contract's exact semantics; deferred marks below
-        .build();
+        .build()
+        .jobStore();
   }
 
   String jobs() {
@@ -219,7 +220,12 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void historyMaxAge_deletesRunsEndedLongBeforeTheNewest() {
     JobStore aging =
-        database().builder().tablePrefix(nextPrefix()).historyMaxAge(Duration.ofMinutes(5)).build();
+        database()
+            .builder()
+            .tablePrefix(nextPrefix())
+            .historyMaxAge(Duration.ofMinutes(5))
+            .build()
+            .jobStore();
     try {
       aging.open();
       JobRecord r = aging.upsert(fresh("a", T0)).record();
@@ -281,7 +287,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void createSchemaFalse_withoutTables_failsNamingThem() {
     String p = nextPrefix();
-    JdbcStore s = database().builder().tablePrefix(p).createSchema(false).build();
+    JobStore s = database().builder().tablePrefix(p).createSchema(false).build().jobStore();
 
     assertThatThrownBy(s::open)
         .isInstanceOf(StoreException.class)
@@ -293,7 +299,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void createSchemaFalse_afterCreation_opensAndWorks() {
     store.upsert(fresh("a", T0));
-    JdbcStore s = database().builder().tablePrefix(prefix).createSchema(false).build();
+    JobStore s = database().builder().tablePrefix(prefix).createSchema(false).build().jobStore();
     try {
       s.open();
       assertThat(s.find("a")).isPresent();
@@ -309,7 +315,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
             "INSERT INTO "
                 + prefix
                 + "schema_version (version, script) VALUES (99, 'V99__future.sql')");
-    JdbcStore s = database().builder().tablePrefix(prefix).build();
+    JobStore s = database().builder().tablePrefix(prefix).build().jobStore();
 
     assertThatThrownBy(s::open)
         .isInstanceOf(StoreException.class)
@@ -321,7 +327,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void open_existingSchema_appliesNothingAgain() {
     store.upsert(fresh("a", T0));
-    JdbcStore again = database().builder().tablePrefix(prefix).build();
+    JobStore again = database().builder().tablePrefix(prefix).build().jobStore();
     try {
       again.open();
       again.open();
@@ -354,7 +360,8 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                 + "runs (job_key, scheduled_fire_time, run_start, run_end, outcome, error,"
                 + " attempt, instance) VALUES ('a', 1767578400, 1767578400.005, 1767578400.025,"
                 + " 'FAILURE', 'boom', 2, 'old-node')");
-    JdbcStore s = database().builder().tablePrefix(p).startMarkDelay(Duration.ZERO).build();
+    JobStore s =
+        database().builder().tablePrefix(p).startMarkDelay(Duration.ZERO).build().jobStore();
     try {
       s.open();
       JobRecord r = s.upsert(fresh("a", T0.plusSeconds(60))).record();
@@ -459,7 +466,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
 
   @Test
   void lifeCycle_opensOnFirstUse_failsClearlyAfterClose() {
-    JdbcStore s = database().builder().tablePrefix(nextPrefix()).build();
+    JobStore s = database().builder().tablePrefix(nextPrefix()).build().jobStore();
     s.upsert(fresh("a", T0));
     s.open();
     assertThat(s.find("a")).isPresent();
@@ -506,12 +513,13 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   /** With a 1 s delay, a run is marked RUNNING only once it has lasted about a second. */
   @Test
   void startMarks_deferred_onlyLongRunsAreMarked() {
-    JdbcStore s =
+    JobStore s =
         database()
             .builder()
             .tablePrefix(nextPrefix())
             .startMarkDelay(Duration.ofSeconds(1))
-            .build();
+            .build()
+            .jobStore();
     try {
       s.upsert(
           JobRecord.fresh(JobSpec.named("short").handler("h").fixedRate(Duration.ofHours(1)), T0));

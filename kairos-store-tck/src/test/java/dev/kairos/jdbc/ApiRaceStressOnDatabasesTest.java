@@ -19,14 +19,14 @@ class ApiRaceStressOnDatabasesTest {
 
   @Test
   void h2() throws Exception {
-    check(JdbcStore.h2(dir));
+    check(JdbcStore.h2(dir).jobStore());
   }
 
   @Test
   void postgres() throws Exception {
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
       db.assumeReachable();
-      check(db.builder().poolSize(8).build());
+      check(db.builder().poolSize(8).build().jobStore());
     }
   }
 

@@ -8,6 +8,7 @@ import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
 import dev.kairos.StoreException;
+import dev.kairos.jdbc.internal.JdbcJobStore;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
@@ -158,7 +159,7 @@ abstract class BulkStoreContract {
   @Test
   void upsertAll_oneRowRejected_writesNothing() {
     JobStore s = open();
-    assumeTrue(s instanceof JdbcStore, "only a database rejects a row (key wider than 200)");
+    assumeTrue(s instanceof JdbcJobStore, "only a database rejects a row (key wider than 200)");
     s.upsert(fresh(spec("old"), T0));
     List<JobRecord> batch =
         List.of(
@@ -176,7 +177,7 @@ abstract class BulkStoreContract {
   @Test
   void upsertAllAndDeleteAll_reachTheChangeFeed() {
     JobStore s = open();
-    assumeTrue(s instanceof JdbcStore, "the JDBC store keeps its change feed in every mode");
+    assumeTrue(s instanceof JdbcJobStore, "the JDBC store keeps its change feed in every mode");
     ClusterStore feed = (ClusterStore) s;
     s.upsert(fresh(spec("gone"), T0));
     long cursor = feed.changeCursor();

@@ -38,14 +38,14 @@ class ClusterPipelineStressTest {
   @Test
   void h2InMemory() {
     String url = "jdbc:h2:mem:cluster-stress-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=30";
-    check(() -> JdbcStore.builder().url(url).poolSize(6).clustered(true).build());
+    check(() -> JdbcStore.builder().url(url).poolSize(6).clustered(true).build().jobStore());
   }
 
   @Test
   void postgres() {
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
       db.assumeReachable();
-      check(() -> db.builder().poolSize(6).clustered(true).build());
+      check(() -> db.builder().poolSize(6).clustered(true).build().jobStore());
     }
   }
 

@@ -11,6 +11,10 @@ class H2BulkStoreTest extends BulkStoreContract {
 
   @Override
   protected JobStore newStore() {
-    return new H2TestDatabase(dir).builder().tablePrefix(JdbcStoreContract.nextPrefix()).build();
+    return new H2TestDatabase(dir)
+        .builder()
+        .tablePrefix(JdbcStoreContract.nextPrefix())
+        .build()
+        .jobStore();
   }
 }

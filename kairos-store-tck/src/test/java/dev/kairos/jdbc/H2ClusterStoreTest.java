@@ -23,7 +23,13 @@ class H2ClusterStoreTest extends ClusterStoreContract {
   protected Supplier<ClusterStore> sharedTables() {
     url = "jdbc:h2:mem:cluster-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=10";
     return () ->
-        JdbcStore.builder().url(url).poolSize(4).clustered(true).changeSettle(SETTLE).build();
+        JdbcStore.builder()
+            .url(url)
+            .poolSize(4)
+            .clustered(true)
+            .changeSettle(SETTLE)
+            .build()
+            .jobStore();
   }
 
   @Test
@@ -51,7 +57,7 @@ class H2ClusterStoreTest extends ClusterStoreContract {
 
   @Test
   void instances_registeredHeartbeatDeregistered_byDatabaseClock() {
-    JdbcStore s = (JdbcStore) a;
+    ClusterStore s = a;
     Instant before = s.storeNow();
     s.register("node-1");
     s.register("node-2");

@@ -11,6 +11,6 @@ class H2RacingChangesTest extends RacingChangesTest {
 
   @Override
   protected JobStore newStore() {
-    return JdbcStore.h2(dir);
+    return JdbcStore.h2(dir).jobStore();
   }
 }

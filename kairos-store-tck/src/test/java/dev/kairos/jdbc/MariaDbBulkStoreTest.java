@@ -25,6 +25,6 @@ class MariaDbBulkStoreTest extends BulkStoreContract {
   @Override
   protected JobStore newStore() {
     db.assumeReachable();
-    return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build();
+    return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
   }
 }

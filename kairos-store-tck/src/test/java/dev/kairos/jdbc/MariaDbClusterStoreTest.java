@@ -28,6 +28,7 @@ class MariaDbClusterStoreTest extends ClusterStoreContract {
   protected Supplier<ClusterStore> sharedTables() {
     db.assumeReachable();
     String prefix = JdbcStoreContract.nextPrefix();
-    return () -> db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build();
+    return () ->
+        db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build().jobStore();
   }
 }

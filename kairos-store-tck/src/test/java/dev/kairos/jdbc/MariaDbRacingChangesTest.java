@@ -27,6 +27,6 @@ class MariaDbRacingChangesTest extends RacingChangesTest {
   @Override
   protected JobStore newStore() {
     db.assumeReachable();
-    return db.builder().tablePrefix("r" + tables.incrementAndGet() + "_").build();
+    return db.builder().tablePrefix("r" + tables.incrementAndGet() + "_").build().jobStore();
   }
 }

@@ -25,6 +25,6 @@ class PostgresBulkStoreTest extends BulkStoreContract {
   @Override
   protected JobStore newStore() {
     db.assumeReachable();
-    return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build();
+    return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
   }
 }

@@ -34,7 +34,8 @@ class PostgresClusterStoreTest extends ClusterStoreContract {
   protected Supplier<ClusterStore> sharedTables() {
     db.assumeReachable();
     String prefix = JdbcStoreContract.nextPrefix();
-    return () -> db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build();
+    return () ->
+        db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build().jobStore();
   }
 
   /** A write through one instance wakes another's wait at once (well within its 10 s maximum). */

@@ -40,7 +40,7 @@ class RunPipelineStressTest {
   void h2_threeRounds() {
     for (int round = 0; round < 3; round++) {
       Path d = dir.resolve("round-" + round);
-      check(() -> JdbcStore.h2(d));
+      check(() -> JdbcStore.h2(d).jobStore());
     }
   }
 
@@ -48,7 +48,7 @@ class RunPipelineStressTest {
   void postgres() {
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
       db.assumeReachable();
-      check(() -> db.builder().poolSize(8).build());
+      check(() -> db.builder().poolSize(8).build().jobStore());
     }
   }
 

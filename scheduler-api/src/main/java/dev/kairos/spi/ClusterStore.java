@@ -157,6 +157,16 @@ public interface ClusterStore extends JobStore {
   }
 
   /**
+   * Every registered instance with its last heartbeat (store clock), live or not, by id: for
+   * administration tools. The default, none, suits a store that does not keep them.
+   *
+   * @return the last heartbeat of each registered instance, by instance id
+   */
+  default Map<String, Instant> instances() {
+    return Map.of();
+  }
+
+  /**
    * The store's clock, which judges leases and liveness.
    *
    * @return the current time by the store's clock

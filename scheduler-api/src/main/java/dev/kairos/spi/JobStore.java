@@ -17,7 +17,17 @@ import java.util.Optional;
  * dev.kairos.StoreException} and changes nothing. A method that returned has made its change
  * durable.
  */
-public interface JobStore extends AutoCloseable {
+public interface JobStore extends StoreSource, AutoCloseable {
+
+  /**
+   * This store itself: a job store is its own {@link StoreSource}.
+   *
+   * @return this store
+   */
+  @Override
+  default JobStore jobStore() {
+    return this;
+  }
 
   /** Prepares the store (schema, pool). Called once by the scheduler's {@code start()}. */
   default void open() {}

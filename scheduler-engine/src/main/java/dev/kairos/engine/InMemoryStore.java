@@ -363,6 +363,7 @@ public final class InMemoryStore implements ClusterStore {
    *
    * @return an immutable copy of each registered instance's last heartbeat, by instance id
    */
+  @Override
   public synchronized Map<String, Instant> instances() {
     return Map.copyOf(instances);
   }

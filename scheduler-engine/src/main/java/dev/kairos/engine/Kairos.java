@@ -7,6 +7,7 @@ import dev.kairos.engine.internal.EngineConfig;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
@@ -132,13 +133,19 @@ public final class Kairos {
     }
 
     /**
-     * Where jobs are stored (required). The scheduler closes it when it closes.
+     * Where jobs are stored (required): an {@link InMemoryStore}, a {@code JdbcStore}, or any
+     * {@link JobStore}. The scheduler uses its {@link StoreSource#jobStore() jobStore()}, opens it
+     * at {@code start()} and closes it when it closes.
      *
-     * @param store the job store
+     * @param store the store
      * @return this builder
      */
-    public Builder store(JobStore store) {
-      this.store = require(store, "store");
+    public Builder store(StoreSource store) {
+      JobStore s = require(store, "store").jobStore();
+      if (s == null) {
+        throw new IllegalArgumentException("store " + store + " returned a null jobStore()");
+      }
+      this.store = s;
       return this;
     }
 

@@ -88,7 +88,8 @@ public interface TimeSource {
    *
    * <pre>{@code
    * JdbcStore store = JdbcStore.builder().url(url).clustered(true).build();
-   * Kairos.builder().store(store).clock(TimeSource.following(store::storeNow, Duration.ofSeconds(10)))
+   * ClusterStore spi = store.jobStore();
+   * Kairos.builder().store(store).clock(TimeSource.following(spi::storeNow, Duration.ofSeconds(10)))
    * }</pre>
    *
    * @param reference the clock to follow, for example the database's

@@ -56,11 +56,13 @@ class DriversAndDataSourcesTest {
       store.open();
       int before = sessionId(ds);
       for (int i = 0; i < 100; i++) {
-        store.upsert(
-            JobRecord.fresh(
-                JobSpec.named("j" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
-                Instant.parse("2026-01-05T02:00:00Z")));
-        store.find("j" + i);
+        store
+            .jobStore()
+            .upsert(
+                JobRecord.fresh(
+                    JobSpec.named("j" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
+                    Instant.parse("2026-01-05T02:00:00Z")));
+        store.jobStore().find("j" + i);
       }
 
       assertThat(sessionId(ds) - before).isLessThanOrEqualTo(JdbcStore.DEFAULT_POOL_SIZE + 1);

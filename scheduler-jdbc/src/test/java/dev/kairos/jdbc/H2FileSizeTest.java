@@ -40,6 +40,7 @@ class H2FileSizeTest {
       for (int i = 0; i < 10; i++) {
         jobs.add(
             store
+                .jobStore()
                 .upsert(
                     JobRecord.fresh(
                         JobSpec.named("job-" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
@@ -48,7 +49,7 @@ class H2FileSizeTest {
       }
       for (int round = 0; round < 300; round++) {
         for (int i = 0; i < jobs.size(); i++) {
-          jobs.set(i, store.runFinished(success(jobs.get(i))).orElseThrow());
+          jobs.set(i, store.jobStore().runFinished(success(jobs.get(i))).orElseThrow());
         }
       }
       assertThat(jobs).allMatch(r -> r.runCount() == 300);

@@ -20,10 +20,12 @@ class H2ReadOnlyTest {
   void readOnlyDatabase_isRefusedAtOpen_sayingWhy() {
     try (JdbcStore writable = JdbcStore.h2(dir)) {
       writable.open();
-      writable.upsert(
-          JobRecord.fresh(
-              JobSpec.named("j").handler("h").fixedRate(Duration.ofMinutes(1)),
-              Instant.parse("2026-01-01T00:00:00Z")));
+      writable
+          .jobStore()
+          .upsert(
+              JobRecord.fresh(
+                  JobSpec.named("j").handler("h").fixedRate(Duration.ofMinutes(1)),
+                  Instant.parse("2026-01-01T00:00:00Z")));
     }
     String readOnly = JdbcStore.Builder.h2Url(dir.resolve("kairos")) + ";ACCESS_MODE_DATA=r";
     JdbcStore store = JdbcStore.builder().url(readOnly).build();
@@ -40,7 +42,7 @@ class H2ReadOnlyTest {
   void writableDatabase_opens() {
     try (JdbcStore store = JdbcStore.h2(dir)) {
       store.open();
-      assertThat(store.findAll()).isEmpty();
+      assertThat(store.jobStore().findAll()).isEmpty();
     }
   }
 }

@@ -62,13 +62,15 @@ class H2WriteDelayCostTest {
       store.open();
       long start = System.nanoTime();
       for (int i = 0; i < UPSERTS; i++) {
-        store.upsert(
-            JobRecord.fresh(
-                JobSpec.named("job-" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
-                T0.plusSeconds(i)));
+        store
+            .jobStore()
+            .upsert(
+                JobRecord.fresh(
+                    JobSpec.named("job-" + i).handler("h").fixedRate(Duration.ofMinutes(1)),
+                    T0.plusSeconds(i)));
       }
       long took = Duration.ofNanos(System.nanoTime() - start).toMillis();
-      assertThat(store.findAll()).hasSize(UPSERTS);
+      assertThat(store.jobStore().findAll()).hasSize(UPSERTS);
       return took;
     } finally {
       store.close();

@@ -87,8 +87,9 @@ class JdbcStoreTest {
 
   @Test
   void clustered_offByDefault() {
-    assertThat(JdbcStore.builder().url("jdbc:h2:mem:x").build().clustered()).isFalse();
-    assertThat(JdbcStore.builder().url("jdbc:h2:mem:x").clustered(true).build().clustered())
+    assertThat(JdbcStore.builder().url("jdbc:h2:mem:x").build().jobStore().clustered()).isFalse();
+    assertThat(
+            JdbcStore.builder().url("jdbc:h2:mem:x").clustered(true).build().jobStore().clustered())
         .isTrue();
   }
 
@@ -118,7 +119,8 @@ class JdbcStoreTest {
         "jdbc:postgresql://db/k"
       })
   void clustered_sharedDatabaseUrl_accepted(String url) {
-    assertThat(JdbcStore.builder().url(url).clustered(true).build().clustered()).isTrue();
+    assertThat(JdbcStore.builder().url(url).clustered(true).build().jobStore().clustered())
+        .isTrue();
   }
 
   @Test

@@ -121,6 +121,48 @@ class PublishedSurfaceTest {
         .containsExactly(dev.kairos.Scheduler.class.getName());
   }
 
+  /**
+   * JdbcStore is what applications touch: its public face is configuration and life cycle, and one
+   * way to the SPI ({@code jobStore()}). The SPI's methods (upsert, due, claim, ...) must not come
+   * back onto it, declared or inherited.
+   */
+  @Test
+  void jdbcStoreShowsOnlyTheApplicationsMethods() {
+    JavaClass store = MAIN.get(JdbcStore.class);
+    assertThat(
+            store.getMethods().stream()
+                .filter(m -> m.getModifiers().contains(JavaModifier.PUBLIC))
+                .filter(m -> !m.getModifiers().contains(JavaModifier.SYNTHETIC))
+                .map(m -> m.getName())
+                .distinct())
+        .containsExactlyInAnyOrder(
+            "h2", "of", "builder", "jobStore", "open", "close", "schemaVersion", "toString");
+    assertThat(store.getRawInterfaces().stream().map(JavaClass::getName))
+        .containsExactlyInAnyOrder(
+            dev.kairos.spi.StoreSource.class.getName(), AutoCloseable.class.getName());
+    assertThat(store.isAssignableTo(dev.kairos.spi.JobStore.class)).isFalse();
+    assertThat(
+            store.getConstructors().stream()
+                .filter(c -> !c.getModifiers().contains(JavaModifier.PRIVATE)))
+        .isEmpty();
+    assertThat(
+            store.getFields().stream()
+                .filter(f -> f.getModifiers().contains(JavaModifier.PUBLIC))
+                .map(JavaField::getName))
+        .containsExactlyInAnyOrder(
+            "DEFAULT_TABLE_PREFIX",
+            "DEFAULT_HISTORY_PER_JOB",
+            "DEFAULT_POOL_SIZE",
+            "DEFAULT_START_MARK_DELAY");
+  }
+
+  /** The one way to the SPI is typed by the SPI, so callers never see the internal class. */
+  @Test
+  void jdbcStoreHandsOutTheSpiAsAClusterStore() throws Exception {
+    assertThat(JdbcStore.class.getMethod("jobStore").getReturnType())
+        .isEqualTo(dev.kairos.spi.ClusterStore.class);
+  }
+
   private static DescribedPredicate<JavaCodeUnit> visible() {
     return DescribedPredicate.describe(
         "public or protected",

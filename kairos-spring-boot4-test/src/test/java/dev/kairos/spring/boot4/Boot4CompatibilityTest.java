@@ -9,7 +9,7 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.micrometer.KairosMetrics;
-import dev.kairos.spi.JobStore;
+import dev.kairos.spi.StoreSource;
 import dev.kairos.spring.KairosActuatorAutoConfiguration;
 import dev.kairos.spring.KairosAutoConfiguration;
 import dev.kairos.spring.KairosCustomizer;
@@ -95,7 +95,7 @@ class Boot4CompatibilityTest {
         .run(
             ctx -> {
               assertThat(ctx).hasNotFailed();
-              assertThat(ctx.getBean(JobStore.class)).isInstanceOf(InMemoryStore.class);
+              assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(InMemoryStore.class);
               Scheduler s = ctx.getBean(Scheduler.class);
               assertThat(s.job("tick")).isPresent();
               s.triggerNow("tick");
@@ -116,7 +116,7 @@ class Boot4CompatibilityTest {
     Instant[] next = new Instant[1];
     h2.run(
         ctx -> {
-          assertThat(ctx.getBean(JobStore.class)).isInstanceOf(JdbcStore.class);
+          assertThat(ctx.getBean(StoreSource.class)).isInstanceOf(JdbcStore.class);
           next[0] = ctx.getBean(Scheduler.class).job("tick").orElseThrow().nextFireTime();
         });
     h2.run(

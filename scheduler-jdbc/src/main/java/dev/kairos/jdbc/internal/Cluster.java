@@ -22,8 +22,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The cluster half of the JDBC store: instances and heartbeats, claims and leases ({@link
  * ClusterTable}), the change feed ({@link ChangeFeed}) and the signal that announces it ({@link
- * ChangeSignal}), each call in a handle or transaction of its own. {@code JdbcStore} delegates its
- * {@code ClusterStore} methods here.
+ * ChangeSignal}), each call in a handle or transaction of its own. {@link JdbcJobStore} delegates
+ * its {@code ClusterStore} methods here.
  *
  * <p>A claim that failed with an error is remembered ({@link #inDoubt}): its commit may have
  * succeeded with the acknowledgement lost, so when the engine retries it, a lost claim is checked

@@ -226,7 +226,7 @@ public final class JobTable {
     return h.createUpdate(delete).bind("key", key).execute() == 1;
   }
 
-  // ---- bulk writes (JdbcStore.upsertAll, deleteAll) -------------------------------------------
+  // ---- bulk writes (JdbcJobStore.upsertAll, deleteAll) ----------------------------------------
 
   /** Keys per {@code IN} list: far below every database's limit on bind parameters. */
   static final int KEYS_PER_QUERY = 1000;

@@ -1,0 +1,796 @@
+package dev.kairos.jdbc.internal;
+
+import dev.kairos.JobState;
+import dev.kairos.RunRecord;
+import dev.kairos.StoreException;
+import dev.kairos.UnreadableJob;
+import dev.kairos.UnreadableJobException;
+import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
+import dev.kairos.spi.RunResult;
+import dev.kairos.spi.StartMark;
+import dev.kairos.spi.Upsert;
+import dev.kairos.spi.WindowCursor;
+import java.sql.SQLException;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Predicate;
+import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The store SPI over a relational database, behind {@code dev.kairos.jdbc.JdbcStore}: the facade
+ * configures it and hands it out as its {@code jobStore()}; the engine and the tools call it. See
+ * {@code JdbcStore} for what users are promised (durability, unreadable rows, cluster mode).
+ */
+public final class JdbcJobStore implements ClusterStore {
+  /*
+   * Design notes.
+   *
+   * The semantics are those of InMemoryStore, whose synchronized methods become transactions
+   * here: each read-modify-write method locks the job's row (SELECT ... FOR UPDATE), computes
+   * the new record in Java exactly as InMemoryStore does, and writes it back before committing.
+   * So two instances over one database serialize per job, and the version column, bumped by
+   * every change of definition or schedule state, is what replace() and runFinished() compare.
+   *
+   * due() is a keyset query on the (due_time, job_key) index. It must return `limit` readable
+   * rows whenever that many exist before `before`: the engine takes a short page for the end of
+   * the window. So when it skips unreadable rows it reads on from the last row it saw.
+   *
+   * runFinished() recognises a repeat of a write-back it already committed (see isRepeat): over
+   * a network, a commit can succeed while its acknowledgement is lost, and the engine retries.
+   *
+   * History is trimmed in runFinished() every TRIM_INTERVAL runs of a job, not on every run;
+   * history() reads at most historyPerJob rows, so the count limit is exact anyway.
+   *
+   * Cluster mode lives in internal.Cluster (ClusterTable, ChangeFeed and ChangeSignal hold the SQL,
+   * the feed and the notifications, with their reasoning). The feed is kept in every mode: each
+   * write of a job row stamps it, each deletion leaves a tombstone, so that a plain store (an
+   * administration tool, say) may schedule jobs that clustered instances then learn about. Only
+   * notifications and claims are cluster mode's own.
+   *
+   * The statements depend on the dialect, known once the database is open: tables() builds them
+   * on first use.
+   */
+
+  /** A job's history is trimmed after every this many of its runs. */
+  private static final int TRIM_INTERVAL = 10;
+
+  /** Logged under the facade's name, which users know and configure. */
+  private static final Logger log = LoggerFactory.getLogger("dev.kairos.jdbc.JdbcStore");
+
+  private static final String UNIQUE_VIOLATION = "23505";
+  private static final int MARIADB_DUPLICATE_KEY = 1062;
+
+  private final Database database;
+  private final ConnectionSource source;
+  private final StoreSettings settings;
+  private final RunTable runs;
+
+  /** The dialect's statements, built on first use. */
+  private volatile Tables tables;
+
+  /** Keys of unreadable rows already logged; each is logged once per store. */
+  private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
+
+  /**
+   * Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}): those that arrive
+   * together are committed together, several such transactions in flight at once.
+   */
+  private final GroupCommit<Object, Optional<JobRecord>> commits;
+
+  /** See {@code JdbcStore.Builder.startMarkDelay}. */
+  private final Duration startMarkDelay;
+
+  /** Start marks, written only for runs still going after the start-mark delay. */
+  private final StartMarks startMarks;
+
+  /** The statements of one dialect, and the cluster side of the store. */
+  private record Tables(JobTable jobs, Cluster cluster) {}
+
+  /** Tells an embedded H2 file's URL (which cluster mode refuses) from a shared database's. */
+  private final Predicate<String> embeddedH2;
+
+  /**
+   * A store over {@code source}, not yet open.
+   *
+   * @param source the connections
+   * @param settings the store's settings
+   * @param startMarkDelay how long a run lasts before it is marked RUNNING, zero or more
+   * @param embeddedH2 true for the JDBC URL of an H2 file only this process can open
+   */
+  public JdbcJobStore(
+      ConnectionSource source,
+      StoreSettings settings,
+      Duration startMarkDelay,
+      Predicate<String> embeddedH2) {
+    this.embeddedH2 = embeddedH2;
+    this.startMarkDelay = startMarkDelay;
+    this.database = new Database(source, settings.tablePrefix(), settings.createSchema());
+    this.source = source;
+    this.settings = settings;
+    this.runs = new RunTable(settings.tablePrefix());
+    this.commits = new GroupCommit<>(JdbcJobStore::keyOf, GroupCommit.lanesFor(source.poolSize()));
+    this.startMarks =
+        new StartMarks(
+            startMarkDelay,
+            marks -> {
+              if (marks.size() == 1) {
+                commit(marks.get(0)); // at the start of a run: shares a commit with others
+                return;
+              }
+              database.inTransaction(
+                  "marking " + marks.size() + " run(s) started",
+                  h -> {
+                    tables().jobs().runsStarted(h, marks);
+                    return null;
+                  });
+            });
+  }
+
+  // ---- life cycle ----------------------------------------------------------------------------
+
+  /**
+   * Opens the pool, detects the dialect, and creates or upgrades the tables (or, with {@code
+   * createSchema(false)}, checks that they exist at the right version). Idempotent; the first use
+   * of any other method opens the store too.
+   *
+   * @throws StoreException if the database is unreachable, unsupported or its tables unfit
+   */
+  @Override
+  public void open() {
+    database.open();
+    Tables t = tables();
+    log.info(
+        "job store opened: {}, schema version {}, {}",
+        this,
+        Migrations.latest(),
+        settings.clustered()
+            ? "cluster mode, changes signalled by " + t.cluster()
+            : "single instance");
+  }
+
+  /** The statements, built once the database is open (which the first call does). */
+  private Tables tables() {
+    Tables t = tables;
+    if (t != null) {
+      return t;
+    }
+    synchronized (this) {
+      if (tables == null) {
+        Dialect d = database.dialect();
+        Cluster cluster = Cluster.of(database, source, settings, this::readable, embeddedH2);
+        tables = new Tables(new JobTable(settings.tablePrefix(), d), cluster);
+      }
+      return tables;
+    }
+  }
+
+  /**
+   * Closes the pool the store made, if any (never a user's data source), and in cluster mode the
+   * connection listening for changes. Idempotent.
+   */
+  @Override
+  public void close() {
+    startMarks.close();
+    Tables t = tables;
+    if (t != null) {
+      t.cluster().close();
+    }
+    database.close();
+  }
+
+  // ---- jobs ----------------------------------------------------------------------------------
+
+  @Override
+  public Upsert upsert(JobRecord fresh) {
+    String what = "upserting job '" + fresh.key() + "'";
+    Upsert u;
+    try {
+      u = database.inTransaction(what, h -> upsert(h, fresh));
+    } catch (StoreException e) {
+      if (!isUniqueViolation(e)) {
+        throw e;
+      }
+      // Another instance inserted the key between our SELECT and INSERT: it is an update now.
+      log.debug("job '{}': inserted concurrently; upserting again", fresh.key());
+      u = database.inTransaction(what, h -> upsert(h, fresh));
+    }
+    if (u.change() != Upsert.Change.UNCHANGED) {
+      signal();
+    }
+    return u;
+  }
+
+  private Upsert upsert(Handle h, JobRecord fresh) {
+    JobTable jobs = tables().jobs();
+    Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
+    if (old.isEmpty()) {
+      JobRecord created = fresh.withVersion(JobRecord.firstVersion());
+      jobs.insert(h, created);
+      return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
+    }
+    JobRows.Row row = old.get();
+    if (row.readable() && row.record().spec().equals(fresh.spec())) {
+      return new Upsert(row.record(), Upsert.Change.UNCHANGED);
+    }
+    jobs.updateDefinition(h, fresh.withVersion(row.version() + 1));
+    return new Upsert(reread(h, fresh.key()), Upsert.Change.UPDATED);
+  }
+
+  @Override
+  public Optional<JobRecord> find(String key) {
+    JobTable jobs = tables().jobs();
+    return database
+        .withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
+        .map(row -> readableOrThrow(row));
+  }
+
+  @Override
+  public List<JobRecord> findAll() {
+    return readableOnly(database.withHandle("reading all jobs", tables().jobs()::findAll));
+  }
+
+  @Override
+  public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
+    JobTable jobs = tables().jobs();
+    Optional<JobRecord> stored =
+        database.inTransaction(
+            "replacing job '" + updated.key() + "' at version " + expectedVersion,
+            h ->
+                jobs.replace(h, updated, expectedVersion)
+                    ? Optional.of(reread(h, updated.key()))
+                    : Optional.empty());
+    stored.ifPresent(r -> signal());
+    return stored;
+  }
+
+  @Override
+  public boolean delete(String key) {
+    boolean deleted = database.inTransaction("deleting job '" + key + "'", h -> delete(h, key));
+    if (deleted) {
+      signal();
+    }
+    return deleted;
+  }
+
+  /** Deletes the job and its history, leaving a tombstone for the change feed. */
+  private boolean delete(Handle h, String key) {
+    runs.deleteAll(h, key);
+    boolean deleted = tables().jobs().delete(h, key);
+    if (deleted) {
+      tables().cluster().deleted(h, key);
+    }
+    return deleted;
+  }
+
+  // ---- bulk writes ---------------------------------------------------------------------------
+
+  /**
+   * {@link #upsert} of each record in one transaction: the existing rows read and locked with one
+   * query per 1,000 keys, changed definitions updated in one batch, new jobs inserted in one batch.
+   * Keep batches to about a thousand records (the engine does): the change feed assumes that a
+   * transaction commits well within {@link ChangeFeed#SETTLE} of stamping its rows.
+   */
+  @Override
+  public List<Upsert> upsertAll(List<JobRecord> fresh) {
+    if (fresh.isEmpty()) {
+      return List.of();
+    }
+    String what = "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'";
+    List<Upsert> out;
+    try {
+      out = database.inTransaction(what, h -> upsertAll(h, fresh));
+    } catch (StoreException e) {
+      if (!isUniqueViolation(e)) {
+        throw e;
+      }
+      // Another instance inserted one of the keys between our SELECT and INSERT: upsert again.
+      log.debug("{}: a key was inserted concurrently; upserting again", what);
+      out = database.inTransaction(what, h -> upsertAll(h, fresh));
+    }
+    if (out.stream().anyMatch(u -> u.change() != Upsert.Change.UNCHANGED)) {
+      signal();
+    }
+    return out;
+  }
+
+  private List<Upsert> upsertAll(Handle h, List<JobRecord> fresh) {
+    JobTable jobs = tables().jobs();
+    List<String> keys = fresh.stream().map(JobRecord::key).toList();
+    Map<String, JobRows.Row> old = new HashMap<>();
+    for (JobRows.Row row : jobs.findAll(h, keys, true)) {
+      old.put(row.key(), row);
+    }
+    Upsert[] out = new Upsert[fresh.size()];
+    List<JobRecord> created = new ArrayList<>();
+    List<JobRecord> updated = new ArrayList<>();
+    for (int i = 0; i < out.length; i++) {
+      JobRecord r = fresh.get(i);
+      JobRows.Row row = old.get(r.key());
+      if (row == null) {
+        JobRecord c = r.withVersion(JobRecord.firstVersion());
+        created.add(c);
+        out[i] = new Upsert(WriteBack.trimmed(c), Upsert.Change.CREATED);
+      } else if (row.readable() && row.record().spec().equals(r.spec())) {
+        out[i] = new Upsert(row.record(), Upsert.Change.UNCHANGED);
+      } else {
+        updated.add(r.withVersion(row.version() + 1));
+      }
+    }
+    if (!updated.isEmpty()) {
+      jobs.updateDefinitions(h, updated);
+      Map<String, JobRecord> stored = new HashMap<>();
+      for (JobRows.Row row :
+          jobs.findAll(h, updated.stream().map(JobRecord::key).toList(), false)) {
+        stored.put(row.key(), readableOrThrow(row));
+      }
+      for (int i = 0; i < out.length; i++) {
+        if (out[i] == null) {
+          out[i] = new Upsert(stored.get(fresh.get(i).key()), Upsert.Change.UPDATED);
+        }
+      }
+    }
+    jobs.insertAll(h, created); // last: its sequence values are taken just before the commit
+    return List.of(out);
+  }
+
+  /** {@link #delete} of each key in one transaction: rows, their history and tombstones. */
+  @Override
+  public List<String> deleteAll(Collection<String> keys) {
+    if (keys.isEmpty()) {
+      return List.of();
+    }
+    List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+    List<String> deleted =
+        database.inTransaction(
+            "deleting " + distinct.size() + " job(s) from '" + distinct.get(0) + "'",
+            h -> {
+              List<String> gone = tables().jobs().deleteAll(h, distinct);
+              if (!gone.isEmpty()) {
+                runs.deleteAll(h, gone);
+                tables().cluster().deletedAll(h, gone);
+              }
+              return gone;
+            });
+    if (!deleted.isEmpty()) {
+      signal();
+    }
+    return deleted;
+  }
+
+  @Override
+  public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
+    JobTable jobs = tables().jobs();
+    return database.withHandle(
+        "reading jobs due before " + before + " after " + after,
+        h -> {
+          List<JobRecord> out = new ArrayList<>();
+          WindowCursor cursor = after;
+          while (out.size() < limit) {
+            int wanted = limit - out.size();
+            List<JobRows.Row> page = jobs.due(h, cursor, before, wanted);
+            for (JobRows.Row row : page) {
+              cursor = row.cursor();
+              readable(row).ifPresent(out::add);
+            }
+            if (page.size() < wanted) {
+              break;
+            }
+          }
+          return out;
+        });
+  }
+
+  /** Reads every row; lists those that do not map to a job or break {@link JobRules}. */
+  @Override
+  public List<UnreadableJob> unreadable() {
+    List<JobRows.Row> rows =
+        database.withHandle("reading all jobs for unreadable rows", tables().jobs()::findAll);
+    List<UnreadableJob> out = new ArrayList<>();
+    for (JobRows.Row row : rows) {
+      if (!row.readable()) {
+        readable(row); // logs it once
+        out.add(new UnreadableJob(row.key(), row.problem()));
+      }
+    }
+    return out;
+  }
+
+  // ---- runs ----------------------------------------------------------------------------------
+
+  /** Marks the start synchronously: state RUNNING (if SCHEDULED) and last start; same version. */
+  @Override
+  public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
+    startMarks.started(key, start);
+  }
+
+  @Override
+  public Optional<JobRecord> runFinished(RunResult x) {
+    startMarks.finished(x.key());
+    Optional<JobRecord> stored = commit(x);
+    signal();
+    return stored;
+  }
+
+  /** True: runs are written in batches (see {@link #runsFinished}, {@link #runsStarted}). */
+  @Override
+  public boolean batchesRuns() {
+    return true;
+  }
+
+  /**
+   * Marks the runs in one transaction; with a positive start-mark delay instead each is marked only
+   * if its write-back has not come within the delay (counted from this call), as {@link
+   * #runStarted} does.
+   */
+  @Override
+  public void runsStarted(List<StartMark> marks) {
+    if (startMarkDelay.isZero()) {
+      markRunning(marks, true);
+      return;
+    }
+    Instant now = Instant.now();
+    for (StartMark m : marks) {
+      startMarks.started(m.key(), now);
+    }
+  }
+
+  @Override
+  public void runsNotStarted(List<StartMark> marks) {
+    markRunning(marks, false);
+  }
+
+  private void markRunning(List<StartMark> marks, boolean running) {
+    if (marks.isEmpty()) {
+      return;
+    }
+    List<StartMark> sorted = new ArrayList<>(marks);
+    sorted.sort(Comparator.comparing(StartMark::key)); // rows locked in key order
+    database.inTransaction(
+        (running ? "marking " : "unmarking ") + marks.size() + " run(s) as started",
+        h -> {
+          tables().jobs().markRunning(h, sorted, running);
+          return null;
+        });
+  }
+
+  /**
+   * Writes the runs back in one transaction, rows locked in key order; all or none. The engine
+   * retries a failed batch one run at a time ({@link #runFinished}), which recognises a run this
+   * batch wrote already (see {@link WriteBack#isRepeat}).
+   */
+  @Override
+  public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
+    if (results.isEmpty()) {
+      return List.of();
+    }
+    Integer[] order = new Integer[results.size()];
+    for (int i = 0; i < order.length; i++) {
+      order[i] = i;
+      startMarks.finished(results.get(i).key());
+    }
+    Arrays.sort(order, Comparator.comparing(i -> results.get(i).key()));
+    List<Optional<JobRecord>> out =
+        database.inTransaction(
+            "writing back " + results.size() + " run(s)",
+            h -> {
+              List<RunResult> sorted = new ArrayList<>(order.length);
+              for (int i : order) {
+                sorted.add(results.get(i));
+              }
+              List<Optional<JobRecord>> written = runsFinished(h, sorted);
+              List<Optional<JobRecord>> stored =
+                  new ArrayList<>(Collections.nCopies(results.size(), Optional.empty()));
+              for (int j = 0; j < order.length; j++) {
+                stored.set(order[j], written.get(j));
+              }
+              return stored;
+            });
+    signal();
+    return out;
+  }
+
+  /**
+   * Writes a start mark or a write-back through the group commit: marks of runs about to start and
+   * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
+   * mark before every run costs a share of a commit, not a commit of its own.
+   */
+  private Optional<JobRecord> commit(Object item) {
+    return commits.submit(
+        item,
+        batch ->
+            database.inTransaction(
+                "writing " + batch.size() + " start marks and write-backs",
+                h -> {
+                  List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
+                  for (Object one : batch) {
+                    out.add(apply(h, one));
+                  }
+                  return out;
+                }),
+        one -> database.inTransaction(describe(one), h -> apply(h, one)));
+  }
+
+  private Optional<JobRecord> apply(Handle h, Object item) {
+    if (item instanceof StartMarks.Mark m) {
+      tables().jobs().runsStarted(h, List.of(m));
+      return Optional.empty();
+    }
+    return runFinished(h, (RunResult) item);
+  }
+
+  private static String keyOf(Object item) {
+    return item instanceof StartMarks.Mark m ? m.key() : ((RunResult) item).key();
+  }
+
+  private static String describe(Object item) {
+    return item instanceof StartMarks.Mark m
+        ? "marking the start of job '" + m.key() + "'"
+        : "writing back the run of job '"
+            + ((RunResult) item).key()
+            + "' (fire "
+            + ((RunResult) item).scheduledFireTime()
+            + ")";
+  }
+
+  private Optional<JobRecord> runFinished(Handle h, RunResult x) {
+    return runsFinished(h, List.of(x)).get(0);
+  }
+
+  /**
+   * Writes back runs sorted by key, with one statement per row kind: the rows read and locked in
+   * key order, the history rows inserted in one batch, then deletions and history trims (rare),
+   * then the rows updated in one batch per claim handling. A row that is gone or unreadable is left
+   * as it is (an unreadable one stays RUNNING: recovered once fixed); a repeat of a write-back
+   * already committed ({@link WriteBack#isRepeat}) answers the stored row.
+   */
+  private List<Optional<JobRecord>> runsFinished(Handle h, List<RunResult> sorted) {
+    JobTable jobs = tables().jobs();
+    Map<String, JobRows.Row> rows = new HashMap<>();
+    for (JobRows.Row row : jobs.findAll(h, sorted.stream().map(RunResult::key).toList(), true)) {
+      rows.put(row.key(), row);
+    }
+    List<Optional<JobRecord>> out = new ArrayList<>(sorted.size());
+    List<RunResult> history = new ArrayList<>();
+    List<String> deleted = new ArrayList<>();
+    List<JobRecord> ended = new ArrayList<>();
+    List<JobRecord> keepingClaim = new ArrayList<>();
+    List<Runnable> trims = new ArrayList<>();
+    for (RunResult x : sorted) {
+      JobRows.Row row = rows.get(x.key());
+      if (row == null || readable(row).isEmpty()) {
+        out.add(Optional.empty());
+        continue;
+      }
+      JobRecord stored = row.record();
+      if (WriteBack.isRepeat(stored, x)) {
+        out.add(Optional.of(stored));
+        continue;
+      }
+      String owner = row.owner();
+      boolean leasedToOther = owner != null && !owner.equals(x.instance());
+      JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
+      if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
+        deleted.add(x.key());
+        out.add(Optional.empty());
+        continue;
+      }
+      if (settings.historyPerJob() > 0) {
+        history.add(x);
+      }
+      trims.add(() -> trimHistory(h, updated, x.end())); // mostly nothing: see trimHistory
+      (WriteBack.keepsClaim(stored, x, leasedToOther) ? keepingClaim : ended).add(updated);
+      out.add(Optional.of(updated));
+    }
+    runs.insertAll(h, history);
+    for (String key : deleted) {
+      delete(h, key);
+    }
+    trims.forEach(Runnable::run);
+    jobs.runsFinished(h, ended, false); // after the trims: their change stamps come last
+    jobs.runsFinished(h, keepingClaim, true);
+    return out;
+  }
+
+  private void trimHistory(Handle h, JobRecord r, Instant newestEnd) {
+    if (settings.historyPerJob() == 0 || r.runCount() % TRIM_INTERVAL != 0) {
+      return;
+    }
+    if (r.runCount() > settings.historyPerJob()) {
+      runs.keepNewest(h, r.key(), settings.historyPerJob());
+    }
+    if (settings.historyMaxAge() != null && newestEnd != null) {
+      runs.deleteEndedBefore(h, r.key(), minus(newestEnd, settings.historyMaxAge()));
+    }
+  }
+
+  @Override
+  public List<RunRecord> history(String key, int limit) {
+    if (limit < 0) {
+      throw new IllegalArgumentException("history limit must not be negative: " + limit);
+    }
+    int rows = Math.min(limit, settings.historyPerJob());
+    return database.withHandle(
+        "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
+  }
+
+  // ---- cluster (see Cluster) -----------------------------------------------------------------
+
+  /** True if built with {@code clustered(true)}. */
+  @Override
+  public boolean clustered() {
+    return settings.clustered();
+  }
+
+  @Override
+  public void register(String instance) {
+    tables().cluster().register(instance);
+  }
+
+  @Override
+  public void heartbeat(String instance) {
+    tables().cluster().heartbeat(instance);
+  }
+
+  @Override
+  public void deregister(String instance) {
+    tables().cluster().deregister(instance);
+  }
+
+  @Override
+  public List<String> liveInstances(Duration within) {
+    return tables().cluster().liveInstances(within);
+  }
+
+  /** Registered instances and their last heartbeat by the database clock, by id. */
+  @Override
+  public Map<String, Instant> instances() {
+    return tables().cluster().instances();
+  }
+
+  @Override
+  public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+    return tables().cluster().claim(expected, instance, lease);
+  }
+
+  @Override
+  public List<Optional<Claimed>> claimAll(
+      List<JobRecord> expected, String instance, Duration lease) {
+    return tables().cluster().claimAll(expected, instance, lease);
+  }
+
+  @Override
+  public boolean release(String key, String instance, Instant claimedFire) {
+    return tables().cluster().release(key, instance, claimedFire);
+  }
+
+  @Override
+  public int renewClaims(String instance, Map<String, Instant> claimedFires, Duration lease) {
+    return tables().cluster().renewClaims(instance, claimedFires, lease);
+  }
+
+  @Override
+  public List<JobRecord> expiredClaims(int limit) {
+    return tables().cluster().expiredClaims(limit);
+  }
+
+  @Override
+  public Changes changesSince(long cursor, int limit) {
+    return tables().cluster().changesSince(cursor, limit);
+  }
+
+  @Override
+  public long changeCursor() {
+    return tables().cluster().changeCursor();
+  }
+
+  /**
+   * Waits for a notification on PostgreSQL in cluster mode (LISTEN/NOTIFY, on a connection of its
+   * own); otherwise just waits {@code max}.
+   */
+  @Override
+  public boolean awaitChange(Duration max) throws InterruptedException {
+    return tables().cluster().awaitChange(max);
+  }
+
+  /** The database clock, which judges leases and liveness. */
+  @Override
+  public Instant storeNow() {
+    return tables().cluster().now();
+  }
+
+  /** A write committed: tell other instances (cluster mode on PostgreSQL only). */
+  private void signal() {
+    Tables t = tables;
+    if (t != null) {
+      t.cluster().changed();
+    }
+  }
+
+  // ---- helpers -------------------------------------------------------------------------------
+
+  private List<JobRecord> readableOnly(List<JobRows.Row> rows) {
+    List<JobRecord> out = new ArrayList<>(rows.size());
+    for (JobRows.Row row : rows) {
+      readable(row).ifPresent(out::add);
+    }
+    return out;
+  }
+
+  /** The row's record, or empty after logging (once per key) that it cannot be read. */
+  private Optional<JobRecord> readable(JobRows.Row row) {
+    if (row.readable()) {
+      return Optional.of(row.record());
+    }
+    if (warnedRows.add(row.key())) {
+      log.warn(
+          "job '{}': its row in table {}jobs cannot be read ({}); skipped and left as it is",
+          row.key(),
+          settings.tablePrefix(),
+          row.problem());
+    }
+    return Optional.empty();
+  }
+
+  private JobRecord readableOrThrow(JobRows.Row row) {
+    if (!row.readable()) {
+      throw new UnreadableJobException(
+          "job '"
+              + row.key()
+              + "': its row in table "
+              + settings.tablePrefix()
+              + "jobs cannot be read: "
+              + row.problem());
+    }
+    return row.record();
+  }
+
+  private JobRecord reread(Handle h, String key) {
+    return readableOrThrow(
+        tables()
+            .jobs()
+            .find(h, key, false)
+            .orElseThrow(() -> new StoreException("job '" + key + "' vanished")));
+  }
+
+  private static boolean isUniqueViolation(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s
+          && (UNIQUE_VIOLATION.equals(s.getSQLState())
+              || (s.getErrorCode() == MARIADB_DUPLICATE_KEY && "23000".equals(s.getSQLState())))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Instant minus(Instant t, Duration d) {
+    try {
+      return t.minus(d);
+    } catch (DateTimeException | ArithmeticException e) {
+      return Instant.MIN;
+    }
+  }
+
+  /** Names the database and the table prefix, as the scheduler's start-up log shows it. */
+  @Override
+  public String toString() {
+    return "JdbcStore[" + database + ", prefix " + settings.tablePrefix() + "]";
+  }
+}
