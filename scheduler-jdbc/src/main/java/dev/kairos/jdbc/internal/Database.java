@@ -71,9 +71,9 @@ public final class Database {
       Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
-        Migrations.migrate(j, d, prefix);
+        Migrations.migrate(ds, d, prefix);
       } else {
-        Migrations.check(j, d, prefix);
+        Migrations.check(ds, d, prefix);
       }
       Migrations.checkWritable(j, prefix, source.toString());
       j.useHandle(d::warnIfCommitsLag);
