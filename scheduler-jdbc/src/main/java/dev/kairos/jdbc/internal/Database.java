@@ -71,7 +71,13 @@ public final class Database {
       Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
-        Migrations.migrate(ds, d, prefix);
+        if (source.ownPool() && source.poolSize() < 2) {
+          try (OneConnection one = new OneConnection(ds)) { // Flyway would wait for a second
+            Migrations.migrate(one, d, prefix);
+          }
+        } else {
+          Migrations.migrate(ds, d, prefix);
+        }
       } else {
         Migrations.check(ds, d, prefix);
       }

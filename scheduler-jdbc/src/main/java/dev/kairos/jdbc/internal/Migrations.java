@@ -187,11 +187,17 @@ public final class Migrations {
   }
 
   /**
-   * Flyway set up for the tables of this prefix. {@code baseline}: the version a schema found
-   * without a history table is at (0: none, so every script runs; a schema with other tables than
-   * Kairos's is no reason to refuse). Scanning is limited to the dialect's folder.
+   * Flyway set up for the tables of this prefix. Scanning is limited to the dialect's folder.
+   *
+   * @param dataSource where Flyway takes its connections
+   * @param dialect the database's dialect, which picks the scripts' folder
+   * @param prefix the table prefix: of the history table, and the scripts' placeholder
+   * @param baseline the version a schema found without a history table is at: 0 for none, so every
+   *     script runs (a schema holding other tables than Kairos's is no reason to refuse), or the
+   *     version of the runner before Flyway, whose tables are adopted at it
+   * @return the Flyway instance, not run yet
    */
-  static Flyway flyway(DataSource dataSource, Dialect dialect, String prefix, int baseline) {
+  public static Flyway flyway(DataSource dataSource, Dialect dialect, String prefix, int baseline) {
     return Flyway.configure(Migrations.class.getClassLoader())
         .dataSource(dataSource)
         .table(prefix + HISTORY)
