@@ -1,6 +1,8 @@
 package dev.kairos.benchmarks;
 
 import dev.kairos.jdbc.JdbcStore;
+import dev.kairos.jdbc.internal.Dialect;
+import dev.kairos.jdbc.internal.Migrations;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -8,13 +10,19 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import javax.sql.DataSource;
+import org.h2.jdbcx.JdbcDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * Issue 9 item 6: how long {@code JdbcStore.open()} takes on an existing schema, in a fresh JVM (as
  * an application starting sees it: pool start, dialect, schema version check, class loading
  * included; wall and process CPU time, as the machine may be busy). Creates the schema once, then
  * starts {@code --runs} child JVMs that each build a store over it, time {@code open()} and print
- * the milliseconds; prints the median per database.
+ * the milliseconds; prints the median per database. Then opens {@code --runs} more stores one after
+ * the other in this JVM (warm: classes loaded, the first store's pool already closed) and prints
+ * their median too. Each child also times what {@code open()} skips on such a schema: Flyway's
+ * migrate with nothing to do, the first in the JVM and a second one.
  *
  * <pre>
  * java -cp benchmarks/target/kairos-benchmarks.jar dev.kairos.benchmarks.StoreOpen [--runs 5]
@@ -49,6 +57,20 @@ public final class StoreOpen {
             s.dialect(),
             sorted.get(sorted.size() / 2),
             ms);
+        List<Long> warm = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+          JdbcStore w = store(target);
+          long t0 = System.nanoTime();
+          w.open();
+          warm.add((System.nanoTime() - t0) / 1_000_000);
+          w.close();
+        }
+        System.out.printf(
+            Locale.ROOT,
+            "JdbcStore.open() on an existing schema, %s, same JVM: median %d ms (runs %s)%n",
+            s.dialect(),
+            warm.stream().sorted().toList().get(warm.size() / 2),
+            warm);
       }
     }
   }
@@ -71,6 +93,31 @@ public final class StoreOpen {
     long cpuMs = (os.getProcessCpuTime() - cpu0) / 1_000_000;
     s.close();
     System.out.println("OPEN_MS " + ms + " " + cpuMs);
+    // What open() skips on a schema at the latest version: Flyway's own migrate, which loads
+    // Flyway, scans the scripts, validates them against the history and finds nothing to do.
+    DataSource ds = dataSource(target);
+    long f0 = System.nanoTime();
+    Migrations.flyway(ds, dialect(target), JdbcStore.DEFAULT_TABLE_PREFIX, 0).migrate();
+    System.out.println("FLYWAY_MS " + (System.nanoTime() - f0) / 1_000_000);
+    long f1 = System.nanoTime();
+    Migrations.flyway(ds, dialect(target), JdbcStore.DEFAULT_TABLE_PREFIX, 0).migrate();
+    System.out.println("FLYWAY_AGAIN_MS " + (System.nanoTime() - f1) / 1_000_000);
+  }
+
+  private static Dialect dialect(String target) {
+    return target.startsWith("jdbc:") ? Dialect.POSTGRESQL : Dialect.H2;
+  }
+
+  private static DataSource dataSource(String target) {
+    if (target.startsWith("jdbc:")) {
+      PGSimpleDataSource pg = new PGSimpleDataSource();
+      pg.setURL(target);
+      pg.setUser("postgres");
+      return pg;
+    }
+    JdbcDataSource h2 = new JdbcDataSource();
+    h2.setURL("jdbc:h2:" + Path.of(target, "kairos").toAbsolutePath());
+    return h2;
   }
 
   private static long measureInChild(String target) throws Exception {
@@ -88,6 +135,9 @@ public final class StoreOpen {
     try (BufferedReader r =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
       for (String line; (line = r.readLine()) != null; ) {
+        if (line.startsWith("FLYWAY_MS ") || line.startsWith("FLYWAY_AGAIN_MS ")) {
+          System.out.println("  Flyway migrate() with nothing to do: " + line);
+        }
         if (line.startsWith("OPEN_MS ")) {
           String[] f = line.split(" ");
           ms = Long.parseLong(f[1]);

@@ -291,7 +291,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
 
     assertThatThrownBy(s::open)
         .isInstanceOf(StoreException.class)
-        .hasMessageContaining(p + "schema_version")
+        .hasMessageContaining(p + Migrations.HISTORY + " missing")
         .hasMessageContaining("createSchema(true)");
     s.close();
   }
@@ -309,38 +309,110 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   }
 
   @Test
-  void open_schemaNewerThanKnown_failsClearly() {
+  void open_schemaNewerThanKnown_failsClearlyNamingBothVersions() throws Exception {
+    store.upsert(fresh("a", T0));
     database()
         .execute(
-            "INSERT INTO "
-                + prefix
-                + "schema_version (version, script) VALUES (99, 'V99__future.sql')");
-    JobStore s = database().builder().tablePrefix(prefix).build().jobStore();
+            quoted(
+                "INSERT INTO \""
+                    + prefix
+                    + Migrations.HISTORY
+                    + "\" (\"installed_rank\", \"version\", \"description\", \"type\","
+                    + " \"script\", \"checksum\", \"installed_by\", \"execution_time\","
+                    + " \"success\") VALUES (99, '99', 'future', 'SQL', 'V99__future.sql', 0,"
+                    + " 'test', 0, TRUE)"));
+    for (boolean create : new boolean[] {true, false}) {
+      JdbcStore s = database().builder().tablePrefix(prefix).createSchema(create).build();
+
+      assertThatThrownBy(s::open)
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("schema version 99")
+          .hasMessageContaining("newer than this Kairos knows (" + Migrations.latest() + ")")
+          .hasMessageContaining(prefix + Migrations.HISTORY)
+          .hasMessageContaining("upgrade Kairos");
+      s.close();
+    }
+  }
+
+  /** Tables of the runner before Flyway at a version newer than this code: refused, not adopted. */
+  @Test
+  void open_legacySchemaNewerThanKnown_failsClearly() throws Exception {
+    String p = nextPrefix();
+    createAtVersion(p, Migrations.latest());
+    database()
+        .execute(
+            "INSERT INTO " + p + "schema_version (version, script) VALUES (99, 'V99__future.sql')");
+    JdbcStore s = database().builder().tablePrefix(p).build();
 
     assertThatThrownBy(s::open)
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("schema version 99")
+        .hasMessageContaining(p + Migrations.LEGACY)
         .hasMessageContaining("upgrade Kairos");
     s.close();
+    assertThat(version(p)).isEqualTo(99);
   }
 
   @Test
-  void open_existingSchema_appliesNothingAgain() {
+  void open_existingSchema_appliesNothingAgain() throws Exception {
     store.upsert(fresh("a", T0));
+    Object rows = historyRows(prefix);
     JobStore again = database().builder().tablePrefix(prefix).build().jobStore();
     try {
       again.open();
       again.open();
       assertThat(again.find("a")).isPresent();
+      assertThat(historyRows(prefix)).isEqualTo(rows);
+      assertThat(version(prefix)).isEqualTo(Migrations.latest());
+    } finally {
+      again.close();
+    }
+  }
+
+  /**
+   * Stores of one fresh prefix opened at the same time: one of them creates the tables under
+   * Flyway's lock, every one opens, and each script is applied once.
+   */
+  @Test
+  void open_concurrentlyOnFreshPrefix_appliesEachScriptOnce() throws Exception {
+    String p = nextPrefix();
+    int n = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(n);
+    List<JdbcStore> stores = new ArrayList<>();
+    try {
+      CountDownLatch start = new CountDownLatch(1);
+      List<Future<?>> opened = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        JdbcStore s = database().builder().tablePrefix(p).build();
+        stores.add(s);
+        opened.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  s.open();
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : opened) {
+        f.get(2, TimeUnit.MINUTES);
+      }
+      assertThat(version(p)).isEqualTo(Migrations.latest());
       assertThat(
               database()
-                  .row("SELECT COUNT(*) AS n FROM " + prefix + "schema_version")
+                  .row(
+                      quoted(
+                          "SELECT COUNT(*) AS n FROM \""
+                              + p
+                              + Migrations.HISTORY
+                              + "\" WHERE \"script\" LIKE 'V%' AND \"success\" = TRUE"))
                   .orElseThrow()
                   .get("n"))
           .asString()
           .isEqualTo(String.valueOf(Migrations.latest()));
     } finally {
-      again.close();
+      pool.shutdownNow();
+      stores.forEach(JdbcStore::close);
     }
   }
 
@@ -410,15 +482,63 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   "old-node",
                   false,
                   0));
+      assertThat(version(p)).isEqualTo(Migrations.latest());
+      // The old runner's table stays as it was: Flyway adopted the tables by a baseline at 2.
+      assertThat(database().row("SELECT COUNT(*) AS n FROM " + p + "schema_version").orElseThrow())
+          .extractingByKey("n")
+          .asString()
+          .isEqualTo("2");
       assertThat(
               database()
-                  .row("SELECT MAX(version) AS v FROM " + p + "schema_version")
+                  .row(
+                      quoted(
+                          "SELECT \"version\" AS v FROM \""
+                              + p
+                              + Migrations.HISTORY
+                              + "\" WHERE \"type\" = 'BASELINE'"))
                   .orElseThrow()
                   .get("v"))
           .asString()
-          .isEqualTo(String.valueOf(Migrations.latest()));
+          .isEqualTo("2");
     } finally {
       s.close();
+    }
+  }
+
+  /** The schema version of the tables with this prefix, as the store reads it. */
+  private int version(String p) throws Exception {
+    try (Connection c = database().connect()) {
+      return Migrations.version(c, Dialect.of(c.getMetaData()), p);
+    }
+  }
+
+  /**
+   * The SQL with its double-quoted names as this database quotes them: Flyway quotes the names of
+   * its history table and columns (lower case, which H2 would otherwise read as upper case).
+   */
+  private String quoted(String sql) throws Exception {
+    try (Connection c = database().connect()) {
+      return Dialect.of(c.getMetaData()) == Dialect.MARIADB ? sql.replace('"', '`') : sql;
+    }
+  }
+
+  /** The history table's rows, as a list of their columns' text. */
+  private List<String> historyRows(String p) throws Exception {
+    try (Connection c = database().connect();
+        var st = c.createStatement();
+        var rs =
+            st.executeQuery(
+                quoted(
+                    "SELECT \"installed_rank\", \"version\", \"script\", \"success\" FROM \""
+                        + p
+                        + Migrations.HISTORY
+                        + "\" ORDER BY \"installed_rank\""))) {
+      List<String> rows = new ArrayList<>();
+      while (rs.next()) {
+        rows.add(
+            rs.getInt(1) + " " + rs.getString(2) + " " + rs.getString(3) + " " + rs.getString(4));
+      }
+      return rows;
     }
   }
 

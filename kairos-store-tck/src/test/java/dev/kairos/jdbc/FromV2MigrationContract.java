@@ -9,6 +9,7 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.jdbc.internal.Migrations;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.TestDatabase;
@@ -16,6 +17,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -29,9 +34,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A database at schema version 2, built from the shipped V1 and V2 scripts and holding jobs as a
- * version-2 Kairos wrote them, opened by this Kairos: it is migrated to the latest version and its
- * jobs are kept, equal to their definitions, with their statistics, and they fire.
+ * A database at schema version 2, built from the shipped V1 and V2 scripts as the runner before
+ * Flyway applied them (its {@code <prefix>schema_version} table included) and holding jobs as a
+ * version-2 Kairos wrote them, opened by this Kairos: Flyway adopts it at version 2 and migrates it
+ * to the latest version, the old runner's rows are kept, and so are its jobs, equal to their
+ * definitions, with their statistics, and they fire.
  */
 abstract class FromV2MigrationContract {
   static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
@@ -62,6 +69,15 @@ abstract class FromV2MigrationContract {
     s.open();
 
     assertThat(schemaVersion()).isEqualTo(Migrations.latest());
+    // Flyway adopted the old runner's tables by a baseline at 2 and applied the later scripts;
+    // the old runner's rows are kept as they were.
+    assertThat(flywayHistory())
+        .containsExactly(
+            "2 BASELINE",
+            "3 SQL " + Migrations.SCRIPTS.get(2),
+            "4 SQL " + Migrations.SCRIPTS.get(3));
+    assertThat(legacyHistory())
+        .containsExactly("1 " + Migrations.SCRIPTS.get(0), "2 " + Migrations.SCRIPTS.get(1));
     assertThat(s.unreadable()).isEmpty();
     JobSpec rate = JobSpec.named("rate").handler("h").fixedRate(MINUTE).misfire(Misfire.catchUp());
     JobSpec cron =
@@ -155,12 +171,55 @@ abstract class FromV2MigrationContract {
   }
 
   private int schemaVersion() {
-    return ((Number)
-            database()
-                .row("SELECT MAX(version) AS v FROM " + prefix + "schema_version")
-                .orElseThrow()
-                .get("v"))
-        .intValue();
+    try (Connection c = database().connect()) {
+      return Migrations.version(c, Dialect.of(c.getMetaData()), prefix);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The Flyway history of the prefix: version, type and script of each version's row, in order. */
+  private List<String> flywayHistory() {
+    try (Connection c = database().connect();
+        Statement st = c.createStatement()) {
+      String sql =
+          "SELECT \"version\", \"type\", \"script\" FROM \""
+              + prefix
+              + Migrations.HISTORY
+              + "\" WHERE \"success\" = TRUE ORDER BY \"installed_rank\"";
+      List<String> rows = new ArrayList<>();
+      try (ResultSet rs =
+          st.executeQuery(
+              Dialect.of(c.getMetaData()) == Dialect.MARIADB ? sql.replace('"', '`') : sql)) {
+        while (rs.next()) {
+          if (rs.getString(1) != null) { // Flyway's marker rows have none
+            String type = rs.getString(2);
+            rows.add(
+                rs.getString(1) + " " + type + (type.equals("SQL") ? " " + rs.getString(3) : ""));
+          }
+        }
+      }
+      return rows;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** The rows of the old runner's version table: version and script, in order. */
+  private List<String> legacyHistory() {
+    try (Connection c = database().connect();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT version, script FROM " + prefix + "schema_version ORDER BY version")) {
+      List<String> rows = new ArrayList<>();
+      while (rs.next()) {
+        rows.add(rs.getInt(1) + " " + rs.getString(2));
+      }
+      return rows;
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** The statements of a shipped script, as the migration runner splits them. */

@@ -8,13 +8,20 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.util.List;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.MigrationInfo;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The DDL resources: one folder per dialect, in step with each other and with the runner's list.
+ * The DDL resources: one folder per dialect, in step with each other and with the runner's list,
+ * and found by Flyway as the store configures it.
  */
 class MigrationsTest {
   private static final Pattern COLUMN = Pattern.compile("^\\s+([a-z_]+)\\s+", Pattern.MULTILINE);
@@ -34,6 +41,41 @@ class MigrationsTest {
           .isEqualTo(columns(Dialect.H2, script))
           .isEqualTo(columns(Dialect.MARIADB, script))
           .isNotEmpty();
+    }
+  }
+
+  /**
+   * Flyway, set up as the store sets it up, finds in each dialect's folder exactly the listed
+   * scripts as versions 1 to latest, none applied yet on an empty database.
+   */
+  @Test
+  void flyway_resolvesEachDialectsScriptsAsVersionsInOrder() {
+    JdbcDataSource empty = new JdbcDataSource();
+    empty.setURL("jdbc:h2:mem:migrations-resolve;DB_CLOSE_DELAY=-1");
+    for (Dialect d : Dialect.values()) {
+      Flyway flyway = Migrations.flyway(empty, d, "resolve_", 0);
+      MigrationInfo[] pending = flyway.info().pending();
+      assertThat(Stream.of(pending).map(MigrationInfo::getScript))
+          .as(d.folder())
+          .containsExactlyElementsOf(Migrations.SCRIPTS);
+      assertThat(Stream.of(pending).map(i -> i.getVersion().getVersion()))
+          .containsExactly("1", "2", "3", "4");
+    }
+  }
+
+  /**
+   * A pool of one connection is enough to create the tables: the version read gives its connection
+   * back before Flyway takes one.
+   */
+  @Test
+  void open_poolOfOneConnection_createsTheSchema(@TempDir Path dir) throws Exception {
+    try (JdbcStore s = JdbcStore.builder().h2(dir).poolSize(1).build()) {
+      s.open();
+    }
+    try (Connection c =
+        DriverManager.getConnection("jdbc:h2:" + dir.resolve("kairos").toAbsolutePath())) {
+      assertThat(Migrations.version(c, Dialect.H2, JdbcStore.DEFAULT_TABLE_PREFIX))
+          .isEqualTo(Migrations.latest());
     }
   }
 

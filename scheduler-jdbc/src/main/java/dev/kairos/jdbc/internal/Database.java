@@ -71,9 +71,15 @@ public final class Database {
       Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
-        Migrations.migrate(j, d, prefix);
+        if (source.ownPool() && source.poolSize() < 2) {
+          try (OneConnection one = new OneConnection(ds)) { // Flyway would wait for a second
+            Migrations.migrate(one, d, prefix);
+          }
+        } else {
+          Migrations.migrate(ds, d, prefix);
+        }
       } else {
-        Migrations.check(j, d, prefix);
+        Migrations.check(ds, d, prefix);
       }
       Migrations.checkWritable(j, prefix, source.toString());
       j.useHandle(d::warnIfCommitsLag);

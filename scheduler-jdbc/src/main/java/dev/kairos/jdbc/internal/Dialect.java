@@ -92,32 +92,6 @@ public enum Dialect {
   }
 
   /**
-   * Serializes schema migrations of stores with this table prefix until the current transaction
-   * ends. PostgreSQL takes an advisory lock; an embedded H2 file has only this process to fear,
-   * whose migrations {@link Migrations} serializes itself.
-   */
-  void lockForMigration(Handle h, String prefix) {
-    if (this == POSTGRESQL) {
-      long key = ("kairos-schema:" + prefix).hashCode();
-      h.createQuery("SELECT 1 FROM (SELECT pg_advisory_xact_lock(:key)) AS locked")
-          .bind("key", key)
-          .mapTo(Integer.class)
-          .one();
-    } else if (this == MARIADB) {
-      MariaDbSql.lockMigration(h, prefix);
-    }
-  }
-
-  /**
-   * Releases what {@link #lockForMigration} took beyond the transaction (MariaDB: a named lock).
-   */
-  void unlockAfterMigration(Handle h, String prefix) {
-    if (this == MARIADB) {
-      MariaDbSql.unlockMigration(h, prefix);
-    }
-  }
-
-  /**
    * Warns if a commit that returned could still be lost by a crash: H2 writes commits to its file
    * only every WRITE_DELAY ms unless that is 0 (as in the URL of {@code JdbcStore.h2(dir)}).
    */

@@ -4,7 +4,6 @@ import dev.kairos.StoreException;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
-import org.jdbi.v3.core.Handle;
 
 /**
  * What the MariaDB dialect does differently, in one place: the SQL {@link Dialect#MARIADB} uses
@@ -54,50 +53,11 @@ final class MariaDbSql {
   /** The isolation level of every store transaction. */
   static final int READ_COMMITTED = java.sql.Connection.TRANSACTION_READ_COMMITTED;
 
-  /** How long a migration waits for another process's migration of the same tables, seconds. */
-  private static final int MIGRATION_LOCK_WAIT = 60;
-
   private MariaDbSql() {}
 
   /** The next value of the change-feed sequence of tables with this prefix. */
   static String nextChange(String prefix) {
     return "NEXT VALUE FOR " + prefix + "change_seq";
-  }
-
-  /** The name of the named lock that serializes migrations of tables with this prefix. */
-  private static String migrationLock(String prefix) {
-    return "kairos-schema:" + prefix;
-  }
-
-  /**
-   * Takes the named lock serializing migrations of these tables (a session lock: DDL commits
-   * implicitly on MariaDB, so no transaction would hold it); {@link #unlockMigration} releases it.
-   */
-  static void lockMigration(Handle h, String prefix) {
-    Integer got =
-        h.createQuery("SELECT GET_LOCK(:name, :wait)")
-            .bind("name", migrationLock(prefix))
-            .bind("wait", MIGRATION_LOCK_WAIT)
-            .mapTo(Integer.class)
-            .one();
-    if (got == null || got != 1) {
-      throw new StoreException(
-          "another process has been migrating tables "
-              + prefix
-              + "* for "
-              + MIGRATION_LOCK_WAIT
-              + " s (named lock '"
-              + migrationLock(prefix)
-              + "' held)");
-    }
-  }
-
-  /** Releases the lock of {@link #lockMigration}. */
-  static void unlockMigration(Handle h, String prefix) {
-    h.createQuery("SELECT RELEASE_LOCK(:name)")
-        .bind("name", migrationLock(prefix))
-        .mapTo(Integer.class)
-        .findOne();
   }
 
   /**

@@ -1,69 +1,178 @@
 package dev.kairos.jdbc.internal;
 
 import dev.kairos.StoreException;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.List;
-import java.util.stream.Collectors;
-import org.jdbi.v3.core.Handle;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.output.MigrateResult;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Versioned schema migrations: a {@code <prefix>schema_version} table with one row per applied
- * script, and per dialect the ordered scripts {@code dev/kairos/jdbc/<dialect>/V<n>__*.sql}, in
- * which {@code ${prefix}} stands for the table prefix. Script n brings the schema to version n.
+ * Versioned schema migrations, run by Flyway: per dialect the ordered scripts {@code
+ * dev/kairos/jdbc/<dialect>/V<n>__*.sql}, in which the Flyway placeholder {@code ${prefix}} stands
+ * for the table prefix, and a Flyway history table {@code <prefix>schema_history}, so the stores of
+ * each prefix, and an application's own Flyway migrations ({@code flyway_schema_history}), keep
+ * apart. Script n brings the schema to version n.
+ *
+ * <p>Tables made by the runner Kairos had before Flyway carry their version in {@code
+ * <prefix>schema_version} instead; Flyway adopts them by a baseline at that version, then applies
+ * the later scripts. That table is left as it was, with its rows.
  */
 public final class Migrations {
   /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
   public static final List<String> SCRIPTS =
       List.of("V1__jobs.sql", "V2__cluster.sql", "V3__run_history.sql", "V4__catch_up_window.sql");
 
+  /** The Flyway history table's name after the table prefix. */
+  public static final String HISTORY = "schema_history";
+
+  /** The version table of the runner before Flyway, after the table prefix; read, never written. */
+  public static final String LEGACY = "schema_version";
+
   private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 
   private Migrations() {}
 
-  /** The schema version this code works with. */
+  /**
+   * The schema version this code works with.
+   *
+   * @return the number of scripts
+   */
   public static int latest() {
     return SCRIPTS.size();
   }
 
   /**
-   * Creates or upgrades the schema in one transaction (H2 commits each DDL statement itself). A
-   * schema already at {@link #latest()} costs one query: no lock, no DDL, no transaction.
+   * Creates or upgrades the schema with Flyway: validated first, under Flyway's lock (PostgreSQL
+   * and MariaDB: a database lock, so instances starting together apply each script once), never
+   * cleaned, never out of order. A schema whose history is already at {@link #latest()} costs one
+   * connection and two queries: no Flyway, no lock, no DDL. Refuses tables newer than this code.
+   *
+   * @param dataSource where Flyway takes its connections
+   * @param dialect the database's dialect, which picks the scripts' folder
+   * @param prefix the table prefix
+   * @throws StoreException if the schema is newer than this code or a migration fails
    */
-  public static synchronized void migrate(Jdbi jdbi, Dialect dialect, String prefix) {
-    if (isCurrent(jdbi, dialect, prefix)) {
+  public static synchronized void migrate(DataSource dataSource, Dialect dialect, String prefix) {
+    State s = state(dataSource, dialect, prefix);
+    refuseNewer(s, prefix);
+    if (s.history() && s.version() == latest()) {
       return;
     }
-    jdbi.useTransaction(
-        h -> {
-          dialect.lockForMigration(h, prefix);
-          try {
-            apply(h, dialect, prefix);
-          } finally {
-            dialect.unlockAfterMigration(h, prefix);
-          }
-        });
+    int baseline = s.history() ? 0 : s.legacy();
+    Flyway flyway = flyway(dataSource, dialect, prefix, baseline);
+    MigrateResult r;
+    try {
+      r = flyway.migrate();
+    } catch (FlywayException e) {
+      throw new StoreException(
+          "migrating tables "
+              + prefix
+              + "* ("
+              + dialect
+              + ", history in "
+              + prefix
+              + HISTORY
+              + ") to schema version "
+              + latest()
+              + " failed: "
+              + e.getMessage(),
+          e);
+    }
+    if (baseline > 0 && !s.history()) {
+      log.info(
+          "tables {}*: adopted at schema version {} from {}{} (kept as it was)",
+          prefix,
+          baseline,
+          prefix,
+          LEGACY);
+    }
+    log.info(
+        "tables {}*: applied {} script(s) ({}), now at schema version {}",
+        prefix,
+        r.migrationsExecuted,
+        dialect,
+        r.targetSchemaVersion == null ? latest() : r.targetSchemaVersion);
+    refuseNewer(state(dataSource, dialect, prefix), prefix); // one that a newer instance made
+  }
+
+  /**
+   * Fails unless the schema exists at {@link #latest()}: for stores that do not create it. Reads
+   * the Flyway history, or the version table of the runner before Flyway if there is none.
+   *
+   * @param dataSource where the connection comes from
+   * @param dialect the database's dialect
+   * @param prefix the table prefix
+   * @throws StoreException naming the version found, the one needed and what to apply
+   */
+  public static void check(DataSource dataSource, Dialect dialect, String prefix) {
+    State s = state(dataSource, dialect, prefix);
+    refuseNewer(s, prefix);
+    if (s.version() < latest()) {
+      throw new StoreException(
+          "tables "
+              + prefix
+              + "* are at schema version "
+              + s.version()
+              + " ("
+              + prefix
+              + HISTORY
+              + (s.history() ? "" : " missing")
+              + "), Kairos needs "
+              + latest()
+              + ": apply "
+              + SCRIPTS.subList(s.version(), latest())
+              + " from dev/kairos/jdbc/"
+              + dialect.folder()
+              + "/ in the kairos jar with Flyway (table "
+              + prefix
+              + HISTORY
+              + ", placeholder prefix="
+              + prefix
+              + "), or build the store with createSchema(true)");
+    }
+  }
+
+  /**
+   * The schema version of the tables with this prefix: the highest version applied successfully in
+   * the Flyway history table, else the version in the table of the runner before Flyway, else 0.
+   *
+   * @param c an open connection
+   * @param dialect the database's dialect
+   * @param prefix the table prefix
+   * @return the version, 0 if there are no tables
+   * @throws SQLException if the database fails
+   */
+  public static int version(Connection c, Dialect dialect, String prefix) throws SQLException {
+    return state(c, dialect, prefix).version();
   }
 
   /**
    * Fails with a {@link StoreException} saying so unless the store can write its tables: a
    * read-only database (H2 opened read-only, a PostgreSQL standby or read-only transaction, a user
    * without UPDATE rights) would accept the jobs and then fail every write-back. The probe is an
-   * UPDATE that matches no row, which such databases refuse all the same.
+   * UPDATE of the jobs table that matches no row (no key sorts below the empty one, and the primary
+   * key's index answers that at once), which such databases refuse all the same.
+   *
+   * @param jdbi the store's connections
+   * @param prefix the table prefix
+   * @param database the database, as the message names it
+   * @throws StoreException if the tables are not writable
    */
   public static void checkWritable(Jdbi jdbi, String prefix, String database) {
     try {
       jdbi.useHandle(
-          h ->
-              h.execute(
-                  "UPDATE " + prefix + "schema_version SET version = version WHERE version < 0"));
+          h -> h.execute("UPDATE " + prefix + "jobs SET version = version WHERE job_key < ''"));
     } catch (JdbiException e) {
       throw new StoreException(
           "the job store "
@@ -77,6 +186,132 @@ public final class Migrations {
     }
   }
 
+  /**
+   * Flyway set up for the tables of this prefix. Scanning is limited to the dialect's folder.
+   *
+   * @param dataSource where Flyway takes its connections
+   * @param dialect the database's dialect, which picks the scripts' folder
+   * @param prefix the table prefix: of the history table, and the scripts' placeholder
+   * @param baseline the version a schema found without a history table is at: 0 for none, so every
+   *     script runs (a schema holding other tables than Kairos's is no reason to refuse), or the
+   *     version of the runner before Flyway, whose tables are adopted at it
+   * @return the Flyway instance, not run yet
+   */
+  public static Flyway flyway(DataSource dataSource, Dialect dialect, String prefix, int baseline) {
+    return Flyway.configure(Migrations.class.getClassLoader())
+        .dataSource(dataSource)
+        .table(prefix + HISTORY)
+        .locations("classpath:dev/kairos/jdbc/" + dialect.folder())
+        .failOnMissingLocations(true)
+        .placeholders(Map.of("prefix", prefix))
+        .baselineOnMigrate(true)
+        .baselineVersion(String.valueOf(baseline))
+        .baselineDescription(
+            baseline == 0 ? "Kairos: no tables yet" : "Kairos: adopted from " + prefix + LEGACY)
+        .validateOnMigrate(true)
+        .cleanDisabled(true)
+        .outOfOrder(false)
+        .createSchemas(false)
+        .load();
+  }
+
+  private static void refuseNewer(State s, String prefix) {
+    if (s.version() > latest()) {
+      throw new StoreException(
+          "tables "
+              + prefix
+              + "* have schema version "
+              + s.version()
+              + " (in "
+              + prefix
+              + (s.history() ? HISTORY : LEGACY)
+              + "), newer than this Kairos knows ("
+              + latest()
+              + "): upgrade Kairos");
+    }
+  }
+
+  /**
+   * What the database says of the tables' version. {@code history}: the Flyway history table
+   * exists; {@code version}: the schema version; {@code legacy}: the old runner's version (0 if
+   * none, or if it does not count because there is a history table).
+   */
+  private record State(boolean history, int version, int legacy) {}
+
+  private static State state(DataSource dataSource, Dialect dialect, String prefix) {
+    try (Connection c = dataSource.getConnection()) {
+      return state(c, dialect, prefix);
+    } catch (SQLException e) {
+      throw new StoreException(
+          "reading the schema version of tables " + prefix + "* failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Asks information_schema first: a failed query on H2 would leave a trace.db file. */
+  private static State state(Connection c, Dialect dialect, String prefix) throws SQLException {
+    String history = tableName(c, dialect, prefix + HISTORY);
+    if (history != null) {
+      return new State(true, historyVersion(c, dialect, history), 0);
+    }
+    String legacy = tableName(c, dialect, prefix + LEGACY);
+    int v = legacy == null ? 0 : legacyVersion(c, legacy);
+    return new State(false, v, v);
+  }
+
+  /**
+   * The highest version that succeeded, failed ones aside (Flyway refuses those on migrate). Read
+   * in Java: the column is text, and "10" sorts before "9".
+   */
+  private static int historyVersion(Connection c, Dialect dialect, String table)
+      throws SQLException {
+    String q = dialect == Dialect.MARIADB ? "`" : "\"";
+    int max = 0;
+    try (Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT " + q + "version" + q + ", " + q + "success" + q + " FROM " + q + table
+                    + q)) {
+      while (rs.next()) {
+        String v = rs.getString(1);
+        if (v != null && rs.getBoolean(2)) {
+          max = Math.max(max, major(v));
+        }
+      }
+    }
+    return max;
+  }
+
+  private static int major(String version) {
+    int dot = version.indexOf('.');
+    try {
+      return Integer.parseInt(dot < 0 ? version : version.substring(0, dot));
+    } catch (NumberFormatException e) {
+      return Integer.MAX_VALUE; // no version of Kairos's: refused as newer
+    }
+  }
+
+  private static int legacyVersion(Connection c, String table) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COALESCE(MAX(version), 0) FROM " + table)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  /** The table's name as the database spells it, or null if there is none in the schema. */
+  private static String tableName(Connection c, Dialect dialect, String table) throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = "
+                + dialect.currentSchema()
+                + " AND LOWER(table_name) = LOWER(?)")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    }
+  }
+
   private static String rootMessage(Throwable e) {
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {
@@ -87,115 +322,5 @@ public final class Migrations {
     int sql = m.indexOf("; SQL statement");
     int end = sql >= 0 ? sql : nl >= 0 ? nl : m.length();
     return m.substring(0, end).trim();
-  }
-
-  /**
-   * True if the version table exists and says {@link #latest()}: two queries in auto-commit. The
-   * version row is written in the transaction that applies its script, after the script, so a
-   * migration under way reads as not current and the caller takes the locked path.
-   */
-  private static boolean isCurrent(Jdbi jdbi, Dialect dialect, String prefix) {
-    try {
-      // Asks information_schema first: a failed query on H2 would leave a kairos.trace.db file.
-      return jdbi.withHandle(
-          h ->
-              tableExists(h, dialect, prefix + "schema_version") && version(h, prefix) == latest());
-    } catch (JdbiException e) {
-      return false; // the locked path reports it
-    }
-  }
-
-  private static void apply(Handle h, Dialect dialect, String prefix) {
-    h.execute(
-        "CREATE TABLE IF NOT EXISTS "
-            + prefix
-            + "schema_version (version INTEGER NOT NULL"
-            + " PRIMARY KEY, script VARCHAR(200) NOT NULL, installed_at TIMESTAMP DEFAULT"
-            + " CURRENT_TIMESTAMP)");
-    for (int v = version(h, prefix) + 1; v <= latest(); v++) {
-      String script = SCRIPTS.get(v - 1);
-      statements(dialect, script, prefix).forEach(h::execute);
-      h.execute(
-          "INSERT INTO " + prefix + "schema_version (version, script) VALUES (?, ?)", v, script);
-      log.info("tables {}*: applied {} ({})", prefix, script, dialect);
-    }
-  }
-
-  /** Fails unless the schema exists at {@link #latest()}: for stores that do not create it. */
-  public static void check(Jdbi jdbi, Dialect dialect, String prefix) {
-    int v =
-        jdbi.withHandle(
-            h -> tableExists(h, dialect, prefix + "schema_version") ? version(h, prefix) : 0);
-    if (v < latest()) {
-      throw new StoreException(
-          "tables "
-              + prefix
-              + "* are at schema version "
-              + v
-              + " ("
-              + prefix
-              + "schema_version"
-              + (v == 0 ? " missing" : "")
-              + "), Kairos needs "
-              + latest()
-              + ": apply "
-              + SCRIPTS.subList(v, latest())
-              + " from dev/kairos/jdbc/"
-              + dialect.folder()
-              + "/ in the kairos jar, with ${prefix} replaced by "
-              + prefix
-              + ", or build the store with createSchema(true)");
-    }
-  }
-
-  /** The applied version; a {@link StoreException} if newer than this code knows. */
-  private static int version(Handle h, String prefix) {
-    int v =
-        h.createQuery("SELECT COALESCE(MAX(version), 0) FROM " + prefix + "schema_version")
-            .mapTo(Integer.class)
-            .one();
-    if (v > latest()) {
-      throw new StoreException(
-          "tables "
-              + prefix
-              + "* have schema version "
-              + v
-              + ", newer than this Kairos knows ("
-              + latest()
-              + "): upgrade Kairos");
-    }
-    return v;
-  }
-
-  private static boolean tableExists(Handle h, Dialect dialect, String table) {
-    return h.createQuery(
-                "SELECT COUNT(*) FROM information_schema.tables"
-                    + " WHERE table_schema = "
-                    + dialect.currentSchema()
-                    + " AND LOWER(table_name) = LOWER(?)")
-            .bind(0, table)
-            .mapTo(Integer.class)
-            .one()
-        > 0;
-  }
-
-  /** The statements of a script: comment lines dropped, split at semicolons ending a line. */
-  static List<String> statements(Dialect dialect, String script, String prefix) {
-    String path = "/dev/kairos/jdbc/" + dialect.folder() + "/" + script;
-    try (InputStream in = Migrations.class.getResourceAsStream(path)) {
-      if (in == null) {
-        throw new IllegalStateException("missing DDL resource " + path);
-      }
-      String text =
-          new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${prefix}", prefix);
-      String code =
-          text.lines().filter(l -> !l.strip().startsWith("--")).collect(Collectors.joining("\n"));
-      return Arrays.stream(code.split(";\\s*(\\n|$)"))
-          .map(String::strip)
-          .filter(s -> !s.isEmpty())
-          .toList();
-    } catch (IOException e) {
-      throw new UncheckedIOException("reading DDL resource " + path, e);
-    }
   }
 }

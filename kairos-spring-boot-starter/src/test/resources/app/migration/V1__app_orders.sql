@@ -1,0 +1,2 @@
+-- The test application's own Flyway migration (KairosFlywayTest).
+CREATE TABLE app_orders (id INT PRIMARY KEY);
