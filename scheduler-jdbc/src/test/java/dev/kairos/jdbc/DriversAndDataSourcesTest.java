@@ -29,7 +29,7 @@ class DriversAndDataSourcesTest {
     assertThatThrownBy(store::open)
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("no JDBC driver for jdbc:mysql://127.0.0.1:1/app")
-        .hasMessageContaining("add the dependency org.mariadb.jdbc:mariadb-java-client");
+        .hasMessageContaining("add the dependency com.mysql:mysql-connector-j");
   }
 
   @Test
@@ -40,7 +40,7 @@ class DriversAndDataSourcesTest {
         .isInstanceOf(StoreException.class)
         .hasMessage(
             "no JDBC driver on the class path accepts the URL jdbc:nosuchdb://host/app; the JDBC"
-                + " store supports H2, PostgreSQL and MariaDB");
+                + " store supports H2, PostgreSQL, MariaDB and MySQL");
   }
 
   /**

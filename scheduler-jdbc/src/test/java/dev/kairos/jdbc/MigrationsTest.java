@@ -79,6 +79,34 @@ class MigrationsTest {
     }
   }
 
+  /**
+   * MySQL's scripts are MariaDB's but for the collation clause and, in version 2, the counter table
+   * {@code change_stamps} (column {@code seq}) where MariaDB creates a sequence.
+   */
+  @Test
+  void scripts_mysqlDiffersFromMariaDbOnlyInCollationAndCounter() throws Exception {
+    for (String script : Migrations.SCRIPTS) {
+      List<String> mysql = columns(Dialect.MYSQL, script);
+      assertThat(mysql.stream().filter(c -> !c.equals("seq")).toList())
+          .as(script)
+          .isEqualTo(columns(Dialect.MARIADB, script));
+      assertThat(code(Dialect.MYSQL, script))
+          .as(script)
+          .doesNotContain("SEQUENCE")
+          .doesNotContain("COLLATE=utf8mb4_nopad_bin;");
+    }
+    assertThat(code(Dialect.MYSQL, "V1__jobs.sql"))
+        .contains("/*!80017 COLLATE=utf8mb4_0900_bin */ /*M!100600 COLLATE=utf8mb4_nopad_bin */");
+  }
+
+  /** A script without its comment lines. */
+  private static String code(Dialect d, String script) throws Exception {
+    return Files.readString(folder(d).resolve(script))
+        .lines()
+        .filter(l -> !l.startsWith("--"))
+        .collect(java.util.stream.Collectors.joining("\n"));
+  }
+
   private static List<String> scriptsIn(Dialect d) throws IOException, URISyntaxException {
     try (Stream<Path> files = Files.list(folder(d))) {
       return files

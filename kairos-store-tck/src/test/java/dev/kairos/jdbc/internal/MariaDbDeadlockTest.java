@@ -35,9 +35,17 @@ class MariaDbDeadlockTest {
   @Test
   void inTransaction_deadlockVictim_runAgainAndBothCommit() throws Exception {
     db.assumeReachable();
+    deadlockBothCommit(db, db.url());
+  }
+
+  /**
+   * Runs the deadlock of this class's test on the database at {@code url} (MariaDB Connector/J or
+   * MySQL Connector/J): one transaction is rolled back, run again, and both commit.
+   */
+  static void deadlockBothCommit(dev.kairos.tck.TestDatabase db, String url) throws Exception {
     Database database =
         new Database(
-            ConnectionSource.pool(db.url(), MariaDbTestDatabase.USER, "", 2, "deadlock test"),
+            ConnectionSource.pool(url, MariaDbTestDatabase.USER, "", 2, "deadlock test"),
             "dl_",
             true);
     database.open();

@@ -17,10 +17,11 @@ import org.jdbi.v3.core.Handle;
  *
  * <h2>Design notes</h2>
  *
- * <p>Each write of a job row stamps it with {@code change_seq}, the next value of one sequence, and
- * {@code changed_at}, the database clock; a deletion leaves a tombstone with the same stamp in
- * {@code <prefix>deleted_jobs}. A row keeps only its newest stamp, so the feed compacts itself: a
- * reader gets each changed job once, as it is now. A cursor is a sequence value.
+ * <p>Each write of a job row stamps it with {@code change_seq}, the next value of one sequence (on
+ * MySQL, of {@link ChangeStamps}), and {@code changed_at}, the database clock; a deletion leaves a
+ * tombstone with the same stamp in {@code <prefix>deleted_jobs}. A row keeps only its newest stamp,
+ * so the feed compacts itself: a reader gets each changed job once, as it is now. A cursor is a
+ * sequence value.
  *
  * <p>Sequence values are taken before commit, so transactions commit out of sequence order: a
  * reader can see value 11 committed while 10 is still in flight. A cursor moved past 10 would lose
@@ -50,11 +51,13 @@ public final class ChangeFeed {
   private final String deletedRows;
   private final String lastSettledRow;
   private final String lastSettledTombstone;
+  private final ChangeStamps stamps;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public ChangeFeed(String prefix, Dialect dialect) {
     String jobs = prefix + "jobs";
     String deleted = prefix + "deleted_jobs";
+    stamps = new ChangeStamps(prefix, dialect);
     now = "SELECT " + dialect.now();
     tombstone =
         "INSERT INTO "
@@ -84,15 +87,16 @@ public final class ChangeFeed {
 
   /** Records the deletion of a job, and trims tombstones older than the retention. */
   public void deleted(Handle h, String key) {
-    h.createUpdate(tombstone).bind("key", key).execute();
+    stamps.on(h).bind(h.createUpdate(tombstone)).bind("key", key).execute();
     h.createUpdate(trim).bind("retention", seconds(TOMBSTONE_RETENTION)).execute();
   }
 
   /** {@link #deleted} for several jobs: the tombstones in one batch, then one trim. */
   public void deletedAll(Handle h, List<String> keys) {
     var batch = h.prepareBatch(tombstone);
+    ChangeStamps.Source stamp = stamps.on(h);
     for (String key : keys) {
-      batch.bind("key", key).add();
+      stamp.bind(batch).bind("key", key).add();
     }
     batch.execute();
     h.createUpdate(trim).bind("retention", seconds(TOMBSTONE_RETENTION)).execute();

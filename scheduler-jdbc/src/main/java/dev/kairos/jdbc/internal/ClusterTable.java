@@ -52,10 +52,12 @@ public final class ClusterTable {
   private final String trimInstances;
   private final String instances;
   private final String liveInstances;
+  private final ChangeStamps stamps;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public ClusterTable(String prefix, Dialect dialect) {
     this.dialect = dialect;
+    this.stamps = new ChangeStamps(prefix, dialect);
     String jobs = prefix + "jobs";
     String table = prefix + "instances";
     String now = dialect.now();
@@ -145,11 +147,14 @@ public final class ClusterTable {
       return Optional.empty();
     }
     if (dialect.updateReturns()) {
-      return bindClaim(h.createQuery(claim + " RETURNING *"), expected, instance, lease)
+      return stamps
+          .on(h)
+          .bind(bindClaim(h.createQuery(claim + " RETURNING *"), expected, instance, lease))
           .map((rs, ctx) -> claimed(rs))
           .findOne();
     }
-    int updated = bindClaim(h.createUpdate(claim), expected, instance, lease).execute();
+    int updated =
+        stamps.on(h).bind(bindClaim(h.createUpdate(claim), expected, instance, lease)).execute();
     return updated == 0
         ? Optional.empty()
         : h.createQuery(select).bind("key", expected.key()).map((rs, ctx) -> claimed(rs)).findOne();
@@ -175,8 +180,9 @@ public final class ClusterTable {
       return out;
     }
     PreparedBatch batch = h.prepareBatch(claim);
+    ChangeStamps.Source stamp = stamps.on(h);
     for (int i : order) {
-      bindClaim(batch, expected.get(i), instance, lease).add();
+      stamp.bind(bindClaim(batch, expected.get(i), instance, lease)).add();
     }
     int[] updated = batch.execute();
     List<String> won = new java.util.ArrayList<>();
@@ -266,7 +272,9 @@ public final class ClusterTable {
    * to SCHEDULED, version kept); true if it held that claim.
    */
   public boolean release(Handle h, String key, String instance, Instant claimedFire) {
-    return h.createUpdate(release)
+    return stamps
+            .on(h)
+            .bind(h.createUpdate(release))
             .bind("key", key)
             .bind("instance", instance)
             .bind("fire", decimal(claimedFire))

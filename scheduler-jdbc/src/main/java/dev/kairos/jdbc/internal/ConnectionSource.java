@@ -43,6 +43,9 @@ public final class ConnectionSource {
     c.setMaximumPoolSize(poolSize);
     c.setMinimumIdle(Math.min(2, poolSize));
     c.setPoolName("kairos-store");
+    if (extendsAny(dataSource.getClass(), MYSQL_FAMILY)) {
+      c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
+    }
     log.info(
         "{} opens a new connection for every call; the store pools it ({} connections, closed"
             + " with the store, the data source itself is not closed)",
@@ -53,13 +56,22 @@ public final class ConnectionSource {
 
   /** True if the class is, or extends, one of {@link #UNPOOLED}. */
   static boolean unpooled(Class<?> type) {
+    return extendsAny(type, UNPOOLED);
+  }
+
+  /** True if the class is, or extends, a class named in {@code names}. */
+  private static boolean extendsAny(Class<?> type, java.util.Set<String> names) {
     for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-      if (UNPOOLED.contains(c.getName())) {
+      if (names.contains(c.getName())) {
         return true;
       }
     }
     return false;
   }
+
+  /** The plain data sources of {@link #UNPOOLED} whose servers need READ COMMITTED set. */
+  private static final java.util.Set<String> MYSQL_FAMILY =
+      java.util.Set.of("org.mariadb.jdbc.MariaDbDataSource", "com.mysql.cj.jdbc.MysqlDataSource");
 
   /**
    * Data sources of the supported drivers (and Spring's) that do not pool: each {@code
@@ -101,12 +113,20 @@ public final class ConnectionSource {
     return new ConnectionSource(null, c, description);
   }
 
-  /**
-   * True if the connections come from a pool the store made, configured with the isolation level
-   * the dialect needs: then nobody need check each connection's level.
-   */
+  /** True if the connections come from a pool the store made (and closes). */
   public boolean ownPool() {
     return given == null;
+  }
+
+  /**
+   * True if the connections come from a pool the store made and configured with an isolation level
+   * (READ COMMITTED, for a MariaDB or MySQL URL or plain data source): then nobody need check each
+   * connection's level. False for a pool made around another plain data source (Spring's
+   * DriverManagerDataSource, say), whose database is known only once open: its connections are
+   * checked like those of a user's pool. H2 and PostgreSQL need no level either way.
+   */
+  public boolean levelConfigured() {
+    return given == null && poolConfig.getTransactionIsolation() != null;
   }
 
   /**

@@ -68,7 +68,7 @@ public final class Database {
         d = Dialect.of(md);
         url = md.getURL();
       }
-      Jdbi j = Jdbi.create(Isolation.of(ds, source.ownPool() ? -1 : d.isolation()));
+      Jdbi j = Jdbi.create(Isolation.of(ds, source.levelConfigured() ? -1 : d.isolation()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
         if (source.ownPool() && source.poolSize() < 2) {

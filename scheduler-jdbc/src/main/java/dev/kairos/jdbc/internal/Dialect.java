@@ -15,7 +15,9 @@ public enum Dialect {
   /** PostgreSQL 12 or newer. */
   POSTGRESQL("postgresql", "PostgreSQL"),
   /** MariaDB 10.6 or newer, InnoDB; what differs is in {@link MariaDbSql}. */
-  MARIADB("mariadb", "MariaDB");
+  MARIADB("mariadb", "MariaDB"),
+  /** MySQL 8.0.17 or newer, InnoDB: MariaDB's SQL but for what {@link MySqlSql} holds. */
+  MYSQL("mysql", "MySQL");
 
   private static final Logger log = LoggerFactory.getLogger(Dialect.class);
 
@@ -29,6 +31,9 @@ public enum Dialect {
 
   /** The dialect of a connection, by its product name; a {@link StoreException} for others. */
   public static Dialect of(DatabaseMetaData metaData) throws SQLException {
+    if (MySqlSql.check(metaData)) {
+      return MYSQL;
+    }
     if (MariaDbSql.check(metaData)) {
       return MARIADB;
     }
@@ -43,7 +48,7 @@ public enum Dialect {
             + product
             + " "
             + metaData.getDatabaseProductVersion()
-            + "': the JDBC store supports H2, PostgreSQL and MariaDB");
+            + "': the JDBC store supports H2, PostgreSQL, MariaDB and MySQL");
   }
 
   /** The resource folder holding this dialect's DDL scripts. */
@@ -59,23 +64,27 @@ public enum Dialect {
   public String now() {
     return switch (this) {
       case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS NUMERIC(28,9))";
-      case MARIADB -> MariaDbSql.NOW;
+      case MARIADB, MYSQL -> MariaDbSql.NOW;
       case H2 -> "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS NUMERIC(28,9))";
     };
   }
 
-  /** The next value of the change-feed sequence of tables with this prefix. */
+  /**
+   * The next value of the change-feed sequence of tables with this prefix; on MySQL a parameter
+   * that {@link ChangeStamps} binds.
+   */
   public String nextChange(String prefix) {
     return switch (this) {
       case POSTGRESQL -> "nextval('" + prefix + "change_seq')";
       case MARIADB -> MariaDbSql.nextChange(prefix);
+      case MYSQL -> MySqlSql.nextChange();
       case H2 -> "NEXT VALUE FOR " + prefix + "change_seq";
     };
   }
 
   /** The SQL expression naming the connection's current schema. */
   String currentSchema() {
-    return this == MARIADB ? MariaDbSql.CURRENT_SCHEMA : "CURRENT_SCHEMA";
+    return mysqlFamily() ? MariaDbSql.CURRENT_SCHEMA : "CURRENT_SCHEMA";
   }
 
   /**
@@ -83,7 +92,12 @@ public enum Dialect {
    * the connection's default (READ COMMITTED on H2 and PostgreSQL).
    */
   public int isolation() {
-    return this == MARIADB ? MariaDbSql.READ_COMMITTED : -1;
+    return mysqlFamily() ? MariaDbSql.READ_COMMITTED : -1;
+  }
+
+  /** True for MariaDB and MySQL, which share most of their SQL ({@link MariaDbSql}). */
+  private boolean mysqlFamily() {
+    return this == MARIADB || this == MYSQL;
   }
 
   /** True if an UPDATE can return the updated row ({@code RETURNING *}); else it is re-read. */

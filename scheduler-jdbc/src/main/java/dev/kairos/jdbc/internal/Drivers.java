@@ -7,9 +7,9 @@ import java.util.Map;
 
 /**
  * The JDBC drivers the store works with, which the application adds: {@code kairos-jdbc} declares
- * them optional, so a PostgreSQL user does not carry H2 and a MariaDB user not PostgreSQL's driver.
- * A URL whose driver is missing fails with the Maven coordinates to add, not with "No suitable
- * driver".
+ * them optional, so a PostgreSQL user does not carry H2 and a MariaDB or MySQL user not
+ * PostgreSQL's driver. A URL whose driver is missing fails with the Maven coordinates to add, not
+ * with "No suitable driver".
  */
 final class Drivers {
   /** URL prefix → the Maven artifact ({@code groupId:artifactId}) that holds its driver. */
@@ -18,7 +18,7 @@ final class Drivers {
           "jdbc:h2:", "com.h2database:h2",
           "jdbc:postgresql:", "org.postgresql:postgresql",
           "jdbc:mariadb:", "org.mariadb.jdbc:mariadb-java-client",
-          "jdbc:mysql:", "org.mariadb.jdbc:mariadb-java-client (with a jdbc:mariadb: URL)");
+          "jdbc:mysql:", "com.mysql:mysql-connector-j");
 
   private Drivers() {}
 
@@ -41,7 +41,7 @@ final class Drivers {
           artifact == null
               ? "no JDBC driver on the class path accepts the URL "
                   + url.replaceAll("[?;].*", "")
-                  + "; the JDBC store supports H2, PostgreSQL and MariaDB"
+                  + "; the JDBC store supports H2, PostgreSQL, MariaDB and MySQL"
               : "no JDBC driver for "
                   + url.replaceAll("[?;].*", "")
                   + " on the class path: add the dependency "

@@ -6,10 +6,11 @@ import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionFactory;
 
 /**
- * Hands out connections at the isolation level the dialect needs (MariaDB: READ COMMITTED, see
- * {@link MariaDbSql}), setting it only on a connection that has another level. A pool the store
- * makes is configured with the level already, so this costs nothing there; a user's pool with
- * another default pays a statement when a connection is borrowed and another when it is returned.
+ * Hands out connections at the isolation level the dialect needs (MariaDB and MySQL: READ
+ * COMMITTED, see {@link MariaDbSql}), setting it only on a connection that has another level. A
+ * pool the store makes is configured with the level already, so this costs nothing there; a user's
+ * pool with another default pays a statement when a connection is borrowed and another when it is
+ * returned.
  */
 final class Isolation implements ConnectionFactory {
   private final DataSource dataSource;

@@ -17,10 +17,11 @@ import org.jdbi.v3.core.Handle;
  * caller's transaction; none commits.
  *
  * <p>Every write of a row's definition or schedule state also stamps it for the change feed ({@link
- * ChangeFeed}): {@code change_seq} from the sequence, {@code changed_at} by the database clock. The
- * stamp is set by the last statement of a transaction where it can be, so the sequence value is
- * taken as close to the commit as possible. {@link #runStarted} does not stamp: it changes neither
- * definition nor schedule state, and is not used in cluster mode.
+ * ChangeFeed}): {@code change_seq} from the sequence ({@link ChangeStamps} on MySQL), {@code
+ * changed_at} by the database clock. The stamp is set by the last statement of a transaction where
+ * it can be, so the sequence value is taken as close to the commit as possible. {@link #runStarted}
+ * does not stamp: it changes neither definition nor schedule state, and is not used in cluster
+ * mode.
  */
 public final class JobTable {
   private final String select;
@@ -38,10 +39,12 @@ public final class JobTable {
   private final String runFinishedKeepingClaim;
   private final String delete;
   private final String selectIn;
+  private final ChangeStamps stamps;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public JobTable(String prefix, Dialect dialect) {
     String table = prefix + "jobs";
+    stamps = new ChangeStamps(prefix, dialect);
     String stamp =
         ", change_seq = " + dialect.nextChange(prefix) + ", changed_at = " + dialect.now();
     List<String> definition =
@@ -149,7 +152,7 @@ public final class JobTable {
   public void insert(Handle h, JobRecord r) {
     var u = h.createUpdate(insert).bind("key", r.key()).bind("version", r.version());
     JobRows.bindAll(u, r);
-    u.execute();
+    stamps.on(h).bind(u).execute();
   }
 
   /** Sets the definition and schedule state of {@code r}'s row, and {@code r}'s version. */
@@ -160,7 +163,7 @@ public final class JobTable {
             .bind("version", r.version());
     SpecColumns.bind(u, r.spec());
     JobRows.bindSchedule(u, r);
-    u.execute();
+    stamps.on(h).bind(u).execute();
   }
 
   /** Like {@link #updateDefinition} if the row has version {@code expected}; false if not. */
@@ -172,7 +175,7 @@ public final class JobTable {
             .bind("expected", expected);
     SpecColumns.bind(u, r.spec());
     JobRows.bindSchedule(u, r);
-    return u.execute() == 1;
+    return stamps.on(h).bind(u).execute() == 1;
   }
 
   /** Marks a run started: RUNNING unless not SCHEDULED, and the start; the version is kept. */
@@ -212,11 +215,12 @@ public final class JobTable {
       return;
     }
     var batch = h.prepareBatch(keepClaim ? runFinishedKeepingClaim : runFinished);
+    ChangeStamps.Source stamp = stamps.on(h);
     for (JobRecord r : records) {
       batch.bind("key", r.key()).bind("version", r.version());
       JobRows.bindSchedule(batch, r);
       JobRows.bindStats(batch, r);
-      batch.add();
+      stamp.bind(batch).add();
     }
     batch.execute();
   }
@@ -259,10 +263,11 @@ public final class JobTable {
       return;
     }
     var batch = h.prepareBatch(insert);
+    ChangeStamps.Source stamp = stamps.on(h);
     for (JobRecord r : records) {
       batch.bind("key", r.key()).bind("version", r.version());
       JobRows.bindAll(batch, r);
-      batch.add();
+      stamp.bind(batch).add();
     }
     batch.execute();
   }
@@ -273,11 +278,12 @@ public final class JobTable {
       return;
     }
     var batch = h.prepareBatch(updateDefinition + " WHERE job_key = :key");
+    ChangeStamps.Source stamp = stamps.on(h);
     for (JobRecord r : records) {
       batch.bind("key", r.key()).bind("version", r.version());
       SpecColumns.bind(batch, r.spec());
       JobRows.bindSchedule(batch, r);
-      batch.add();
+      stamp.bind(batch).add();
     }
     batch.execute();
   }

@@ -1,6 +1,5 @@
 package dev.kairos.jdbc.internal;
 
-import dev.kairos.StoreException;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.util.Locale;
@@ -35,11 +34,8 @@ import java.util.Locale;
  * <p><b>Change signal.</b> There is no LISTEN/NOTIFY: instances read the change feed every {@code
  * clusterPoll} (default 250 ms), which bounds how late a change made elsewhere is seen.
  *
- * <p><b>MySQL 8 differences</b> (why {@link #check} refuses MySQL for now): no sequences (the feed
- * would need a counter table bumped with {@code LAST_INSERT_ID(n + 1)}, serializing writers on one
- * row), collation {@code utf8mb4_0900_bin} instead of {@code utf8mb4_nopad_bin}, and "can't specify
- * target table for update in FROM clause" for the history trim (needs a derived table). The rest of
- * this class holds for both.
+ * <p><b>MySQL 8</b> ({@link Dialect#MYSQL}) runs this SQL too, but for what {@link MySqlSql} holds:
+ * change stamps without a sequence, another collation, a version check.
  */
 final class MariaDbSql {
   /** The database clock as DECIMAL(28,9) epoch seconds (microsecond resolution). */
@@ -62,26 +58,15 @@ final class MariaDbSql {
 
   /**
    * True for a MariaDB server, whichever driver reports it: MariaDB Connector/J says "MariaDB",
-   * MySQL Connector/J says "MySQL" with a version such as {@code 5.5.5-10.11.6-MariaDB}.
-   *
-   * @throws StoreException for a MySQL server, which this dialect does not support yet
+   * MySQL Connector/J says "MySQL" with a version such as {@code 5.5.5-10.11.6-MariaDB}. Asked
+   * after {@link MySqlSql#check}.
    */
   static boolean check(DatabaseMetaData metaData) throws SQLException {
     String product = metaData.getDatabaseProductName();
     String version = metaData.getDatabaseProductVersion();
-    if ("MariaDB".equalsIgnoreCase(product)) {
-      return true;
-    }
-    if (!"MySQL".equalsIgnoreCase(product)) {
-      return false;
-    }
-    if (version != null && version.toLowerCase(Locale.ROOT).contains("mariadb")) {
-      return true;
-    }
-    throw new StoreException(
-        "MySQL "
-            + version
-            + " is not supported yet: the JDBC store supports H2, PostgreSQL and MariaDB 10.6+"
-            + " (MySQL lacks the sequence the change feed uses)");
+    return "MariaDB".equalsIgnoreCase(product)
+        || ("MySQL".equalsIgnoreCase(product)
+            && version != null
+            && version.toLowerCase(Locale.ROOT).contains("mariadb"));
   }
 }

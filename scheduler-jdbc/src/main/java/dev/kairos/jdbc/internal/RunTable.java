@@ -38,12 +38,14 @@ public final class RunTable {
             + " instance, recovery, missed_fires) VALUES (:key, :scheduled, :start, :end,"
             + " :outcome, :error, :attempt, :instance, :recovery, :missed)";
     history = "SELECT * FROM " + table + " WHERE job_key = :key ORDER BY id DESC LIMIT :limit";
+    // The subquery reads a derived table, not the table itself: MySQL refuses a DELETE whose
+    // subquery reads its target (error 1093) but materializes a derived table with LIMIT.
     trimToNewest =
         "DELETE FROM "
             + table
-            + " WHERE job_key = :key AND id <= (SELECT id FROM "
+            + " WHERE job_key = :key AND id <= (SELECT id FROM (SELECT id FROM "
             + table
-            + " WHERE job_key = :key ORDER BY id DESC LIMIT 1 OFFSET :keep)";
+            + " WHERE job_key = :key ORDER BY id DESC LIMIT 1 OFFSET :keep) AS cut)";
     trimOlderThan = "DELETE FROM " + table + " WHERE job_key = :key AND run_end < :cutoff";
     deleteAll = "DELETE FROM " + table + " WHERE job_key = :key";
   }

@@ -1,0 +1,34 @@
+package dev.kairos.jdbc;
+
+import dev.kairos.jdbc.internal.MySqlOnMariaDb;
+import dev.kairos.spi.ClusterStore;
+import dev.kairos.tck.ClusterStoreContract;
+import dev.kairos.tck.JdbcStoreContract;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The cluster contract with the MySQL dialect through Connector/J, against MariaDB. */
+class MySqlDialectOnMariaDbClusterStoreTest extends ClusterStoreContract {
+  private static MySqlOnMariaDb db;
+
+  @BeforeAll
+  static void createDatabase() {
+    db = MySqlOnMariaDb.create();
+  }
+
+  @AfterAll
+  static void dropDatabase() {
+    if (db != null) {
+      db.close();
+    }
+  }
+
+  @Override
+  protected Supplier<ClusterStore> sharedTables() {
+    db.assumeReachable();
+    String prefix = JdbcStoreContract.nextPrefix();
+    return () ->
+        db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build().jobStore();
+  }
+}
