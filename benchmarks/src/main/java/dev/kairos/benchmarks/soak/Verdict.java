@@ -26,7 +26,11 @@ record Verdict(
     Finding missing,
     Finding behind,
     List<Slots> slots,
-    long[] latenessMicros) {
+    long[] latenessMicros,
+    long failoverBoundMicros,
+    long[] failoverMicros,
+    Finding slowFailover,
+    List<String> failovers) {
 
   /** True when no promise was broken. */
   boolean passed() {
@@ -34,7 +38,8 @@ record Verdict(
         && early.count() == 0
         && afterPause.count() == 0
         && afterPauseElsewhere.count() == 0
-        && missing.count() == 0;
+        && missing.count() == 0
+        && slowFailover.count() == 0;
   }
 
   /** How many violations of one kind, the first {@link Analyzer#EXAMPLES} of them, the worst. */
@@ -115,6 +120,19 @@ record Verdict(
             ms(pct(0.90)),
             ms(pct(0.99)),
             ms(pct(1.0))));
+    if (failoverBoundMicros > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "failover after SIGKILL/SIGSTOP (%d faults; fault to first run of each fire the"
+                  + " instance held or that fell due): p50 %s, max %s, bound lease + lease/3 = %s%n",
+              failoverMicros.length,
+              ms(pick(failoverMicros, 0.5)),
+              ms(pick(failoverMicros, 1.0)),
+              ms(failoverBoundMicros)));
+      failovers.forEach(e -> sb.append("    ").append(e).append('\n'));
+      line(sb, "failovers slower than the bound", slowFailover, true);
+    }
     sb.append("VERDICT: ").append(passed() ? "PASS" : "FAIL").append('\n');
     return sb.toString();
   }
@@ -126,6 +144,13 @@ record Verdict(
     }
     sb.append('\n');
     f.examples().forEach(e -> sb.append("    e.g. ").append(e).append('\n'));
+  }
+
+  private static long pick(long[] sorted, double p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)];
   }
 
   private long pct(double p) {
@@ -155,6 +180,10 @@ record Verdict(
     private final Collector behind = new Collector();
     private final List<Slots> slots = new ArrayList<>();
     private final List<Long> lateness = new ArrayList<>();
+    private final Collector slowFailover = new Collector();
+    private final List<Long> failover = new ArrayList<>();
+    private final List<String> failovers = new ArrayList<>();
+    private long failoverBound;
 
     Builder(Ledger ledger) {
       this.ledger = ledger;
@@ -192,6 +221,21 @@ record Verdict(
       lateness.add(micros);
     }
 
+    void failoverBound(long micros) {
+      failoverBound = micros;
+    }
+
+    /** One fault's failover time ({@code micros} &lt; 0: nothing was due or held). */
+    void failover(long micros, boolean slow, String example) {
+      failovers.add(example);
+      if (micros >= 0) {
+        failover.add(micros);
+      }
+      if (slow) {
+        slowFailover.add(example, micros);
+      }
+    }
+
     Verdict build() {
       long[] l = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
       return new Verdict(
@@ -208,7 +252,11 @@ record Verdict(
           missing.finding(),
           behind.finding(),
           List.copyOf(slots),
-          l);
+          l,
+          failoverBound,
+          failover.stream().mapToLong(Long::longValue).sorted().toArray(),
+          slowFailover.finding(),
+          List.copyOf(failovers));
     }
   }
 

@@ -104,6 +104,58 @@ class AnalyzerTest {
     assertThat(v.atLeastOnce().examples().get(0)).contains("frozen");
   }
 
+  /**
+   * Clustered, lease 6 s: s0.g0 is killed 0.5 s into fire 4 of steady-c; s1 runs it again and the
+   * slots due meanwhile; the failover time is the kill to the first run after it of each fire.
+   */
+  private Verdict killedInCluster(long recoveredAfterKill) {
+    add("LEASE", 6 * S);
+    lines.removeIf(l -> l.startsWith("STOP"));
+    long kill = T0 + 4 * S + 500_000;
+    add("KILL", "s0.g0", kill);
+    add("START", "s1.g0", T0 - 5 * S);
+    add("STOP", "s1.g0", T0 + 20 * S);
+    for (long t = T0; t <= T0 + 20 * S; t += S) {
+      String on = t <= T0 + 4 * S ? "s0.g0" : "s1.g0";
+      // Slots due before the recovery wait for it (s0.g0 had claimed them), later ones are on time.
+      long start = t <= T0 + 4 * S ? t + 3_000 : Math.max(t + 3_000, kill + recoveredAfterKill);
+      add("RUN", on, "steady-c", t, start, start, 1, 0, false);
+      add("RUN", on, "steady-f", t, start, start, 1, 0, false);
+    }
+    run("s1.g0", "steady-c", T0 + 4 * S, kill + recoveredAfterKill, 0); // the fire it held
+    return verdict();
+  }
+
+  @Test
+  void clusteredKill_failoverWithinLeaseAndAThird_isReportedAndPasses() {
+    Verdict v = killedInCluster(6_500_000);
+    assertThat(v.failoverBoundMicros()).isEqualTo(8 * S);
+    assertThat(v.failoverMicros()).containsExactly(6_500_000L);
+    assertThat(v.slowFailover().count()).isZero();
+    assertThat(v.render())
+        .contains("failover after SIGKILL/SIGSTOP (1 faults")
+        .contains("max 6500.0 ms");
+    assertThat(v.passed()).isTrue();
+  }
+
+  @Test
+  void clusteredKill_failoverSlowerThanLeaseAndAThird_fails() {
+    Verdict v = killedInCluster(9 * S);
+    assertThat(v.slowFailover().count()).isEqualTo(1);
+    assertThat(v.slowFailover().examples().get(0))
+        .contains("SIGKILL of s0.g0")
+        .contains("9000.0 ms")
+        .contains("steady-c fire");
+    assertThat(v.passed()).isFalse();
+  }
+
+  @Test
+  void withoutLease_noFailoverIsJudged() {
+    allSlots();
+    assertThat(verdict().failoverBoundMicros()).isZero();
+    assertThat(verdict().render()).doesNotContain("failover");
+  }
+
   @Test
   void runBeforeItsSlot_isEarly() {
     allSlots();

@@ -3,6 +3,7 @@ package dev.kairos.jdbc.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.StoreException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,12 +22,19 @@ public final class ConnectionSource {
   private final DataSource given;
   private final HikariConfig poolConfig;
   private final String description;
+  private final Runnable beforePool;
   private HikariDataSource pool;
 
   private ConnectionSource(DataSource given, HikariConfig poolConfig, String description) {
+    this(given, poolConfig, description, null);
+  }
+
+  private ConnectionSource(
+      DataSource given, HikariConfig poolConfig, String description, Runnable beforePool) {
     this.given = given;
     this.poolConfig = poolConfig;
     this.description = description;
+    this.beforePool = beforePool;
   }
 
   /**
@@ -102,6 +110,17 @@ public final class ConnectionSource {
   }
 
   /**
+   * The pool of an embedded H2 file ({@code file} is its {@code .mv.db}): at {@link #open()},
+   * before the pool starts, the file is compacted if it is large and mostly unused ({@link
+   * H2Compaction}).
+   */
+  public static ConnectionSource h2File(String url, Path file, int poolSize, String description) {
+    ConnectionSource p = pool(url, null, null, poolSize, description);
+    return new ConnectionSource(
+        null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file));
+  }
+
+  /**
    * True if the connections come from a pool the store made, configured with the isolation level
    * the dialect needs: then nobody need check each connection's level.
    */
@@ -128,6 +147,9 @@ public final class ConnectionSource {
     if (pool == null) {
       if (poolConfig.getJdbcUrl() != null) {
         Drivers.require(poolConfig.getJdbcUrl());
+      }
+      if (beforePool != null) {
+        beforePool.run();
       }
       try {
         pool = new HikariDataSource(poolConfig);
