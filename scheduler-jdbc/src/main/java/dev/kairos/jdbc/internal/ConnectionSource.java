@@ -110,12 +110,13 @@ public final class ConnectionSource {
   }
 
   /**
-   * The pool of an embedded H2 file ({@code file} is its {@code .mv.db}): at {@link #open()},
-   * before the pool starts, the file is compacted if it is large and mostly unused ({@link
-   * H2Compaction}).
+   * The pool of an embedded H2 file ({@code base} is its name without {@code .mv.db}): at {@link
+   * #open()}, before the pool starts, the file is compacted if it is large and mostly unused
+   * ({@link H2Compaction}).
    */
-  public static ConnectionSource h2File(String url, Path file, int poolSize, String description) {
+  public static ConnectionSource h2File(String url, Path base, int poolSize, String description) {
     ConnectionSource p = pool(url, null, null, poolSize, description);
+    Path file = Path.of(base + ".mv.db");
     return new ConnectionSource(
         null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file));
   }
