@@ -123,7 +123,17 @@ class AnalyzerTest {
       add("RUN", on, "steady-f", t, start, start, 1, 0, false);
     }
     run("s1.g0", "steady-c", T0 + 4 * S, kill + recoveredAfterKill, 0); // the fire it held
+    run("s1.g0", "race-0", T0 + S, T0 + S + 3_000, 0); // s1.g0 was up before the kill
     return verdict();
+  }
+
+  @Test
+  void clusteredKill_whileNoOtherInstanceWasUp_isListedButNotJudged() {
+    killedInCluster(9 * S);
+    lines.removeIf(l -> l.startsWith("RUN\ts1.g0\trace-0")); // s1.g0 had run nothing yet
+    Verdict v = verdict();
+    assertThat(v.slowFailover().count()).isZero();
+    assertThat(v.failovers()).singleElement().asString().contains("not judged");
   }
 
   @Test
