@@ -47,9 +47,11 @@ public final class H2Compaction {
 
   /**
    * Compacts the database at {@code url} (whose main file is {@code file}, {@code ...kairos.mv.db})
-   * when it is large and mostly unused; does nothing if the file does not exist yet.
+   * when it is large and mostly unused; does nothing if the file does not exist yet. A failure to
+   * open or compact it is logged (WARN, naming the file) and leaves the file as it was for the pool
+   * to open.
    *
-   * @throws StoreException if the database cannot be opened or compacted, naming the file
+   * @throws StoreException if the file's size cannot be read
    */
   public static Outcome compactIfSparse(String url, Path file) {
     long before = size(file);
@@ -76,8 +78,14 @@ public final class H2Compaction {
           took);
       return new Outcome(before, live, after, took, true);
     } catch (SQLException e) {
-      throw new StoreException(
-          "compacting the H2 file " + file + " (" + mb(before) + " MB) at open failed", e);
+      // Not fatal: the pool opens the file as it is, and says so if it cannot (a read-only file is
+      // then refused by the writability check with its own message).
+      log.warn(
+          "compacting the H2 file {} ({} MB) at open failed; opening it uncompacted: {}",
+          file,
+          mb(before),
+          e.toString());
+      return new Outcome(before, -1, size(file), ms(t0), false);
     }
   }
 
