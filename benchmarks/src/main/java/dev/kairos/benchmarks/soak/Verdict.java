@@ -9,8 +9,9 @@ import java.util.Locale;
 
 /**
  * What the {@link Analyzer} found: counts and examples of each violation, the misfire accounting of
- * every steady job, and lateness percentiles. {@link #passed()} is false on any unexplained
- * duplicate, early run, run after pause or missing slot.
+ * every steady job, lateness percentiles and, in clustered runs, failover times. {@link #passed()}
+ * is false on any unexplained duplicate, early run, run after pause, missing slot or failover
+ * slower than lease + lease/3, and when no run was recorded at all.
  */
 record Verdict(
     int runs,
@@ -34,7 +35,8 @@ record Verdict(
 
   /** True when no promise was broken. */
   boolean passed() {
-    return duplicates.count() == 0
+    return runs > 0 // a soak that recorded no run (children that never got going) proves nothing
+        && duplicates.count() == 0
         && early.count() == 0
         && afterPause.count() == 0
         && afterPauseElsewhere.count() == 0
@@ -132,6 +134,9 @@ record Verdict(
               ms(failoverBoundMicros)));
       failovers.forEach(e -> sb.append("    ").append(e).append('\n'));
       line(sb, "failovers slower than the bound", slowFailover, true);
+    }
+    if (runs == 0) {
+      sb.append("no run recorded: nothing was judged\n");
     }
     sb.append("VERDICT: ").append(passed() ? "PASS" : "FAIL").append('\n');
     return sb.toString();

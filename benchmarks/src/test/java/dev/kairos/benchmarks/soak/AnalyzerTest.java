@@ -67,6 +67,13 @@ class AnalyzerTest {
   }
 
   @Test
+  void ledgerWithoutRuns_fails() {
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.render()).contains("no run recorded").contains("VERDICT: FAIL");
+  }
+
+  @Test
   void sameFireTwiceWithoutKill_isAnUnexplainedDuplicate() {
     allSlots();
     run("s0.g0", "steady-c", T0 + 4 * S, T0 + 6 * S, 0);
