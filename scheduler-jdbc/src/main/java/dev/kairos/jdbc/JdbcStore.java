@@ -421,7 +421,7 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
         source = ConnectionSource.of(dataSource, DEFAULT_POOL_SIZE);
       } else if (h2Dir != null) {
         Path file = h2Dir.resolve("kairos");
-        source = ConnectionSource.pool(h2Url(file), null, null, pool, "h2 file " + file);
+        source = ConnectionSource.h2File(h2Url(file), file, pool, "h2 file " + file);
       } else {
         source = ConnectionSource.pool(url, user, password, pool, redact(url));
       }

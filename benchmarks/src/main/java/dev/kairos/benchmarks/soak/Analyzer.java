@@ -79,7 +79,160 @@ final class Analyzer {
       }
     }
     lateness(ledger, jobs, v);
+    failover(ledger, v);
     return v.build();
+  }
+
+  /** Runs that began this long (µs) before a fault are not searched for fires it held. */
+  private static final long HELD_WINDOW = TimeUnit.MINUTES.toMicros(1);
+
+  /**
+   * Failover, in clustered runs (the ledger names the lease): for each SIGKILL or SIGSTOP of an
+   * instance at {@code k}, the time until the first run after {@code k}, on any instance, of each
+   * fire it may have held: (a) a fire it had started before {@code k} that ran again after it (its
+   * claim lapsed and another instance, or the restarted one, recovered it), measured from {@code
+   * k}; (b) every steady slot due from one period before {@code k} to one lease after it that had
+   * not started by {@code k} (the instance may have claimed it), of a job that was on time at
+   * {@code k} (its slot before those ran by then), measured from the later of {@code k} and the
+   * slot. The fault's failover time is the longest of these; a fault while no instance of another
+   * slot was up (it had run something) and unfrozen throughout the next lease + lease/3 is listed
+   * but not judged, as there was nobody to fail over to; a fault whose failover takes more than
+   * lease + lease/3 fails the verdict.
+   */
+  private static void failover(Ledger ledger, Verdict.Builder v) {
+    long lease = ledger.lease();
+    if (lease == Ledger.NEVER) {
+      return;
+    }
+    long bound = lease + lease / 3;
+    v.failoverBound(bound);
+    Map<String, List<Run>> byFire = new HashMap<>(); // key@scheduled, by start
+    for (Run r : ledger.runs()) {
+      byFire.computeIfAbsent(r.key() + "@" + r.scheduled(), k -> new ArrayList<>()).add(r);
+    }
+    byFire.values().forEach(l -> l.sort(Comparator.comparingLong(Run::start)));
+    List<Object[]> faults = new ArrayList<>(); // instance, at, kind
+    for (Life l : ledger.lives()) {
+      if (l.killed()) {
+        faults.add(new Object[] {l.instance(), l.end(), "SIGKILL"});
+      }
+    }
+    for (Ledger.Freeze f : ledger.freezes()) {
+      faults.add(new Object[] {f.instance(), f.from(), "SIGSTOP"});
+    }
+    faults.sort(Comparator.comparingLong(f -> (Long) f[1]));
+    for (Object[] f : faults) {
+      String instance = (String) f[0];
+      long k = (Long) f[1];
+      long worst = -1;
+      String what = "no fire due or held";
+      for (Run r : ledger.runs()) { // (a) fires it had started
+        if (r.instance().equals(instance) && r.start() <= k && r.start() >= k - HELD_WINDOW) {
+          Run next = firstAfter(byFire.get(r.key() + "@" + r.scheduled()), k);
+          if (next != null && next.start() - k > worst) {
+            worst = next.start() - k;
+            what = describe(next, "started on " + instance + " before it");
+          }
+        }
+      }
+      for (Job j : ledger.jobs()) { // (b) steady slots due around it, not started by then
+        if (!j.steady()) {
+          continue;
+        }
+        long from = Math.max(j.first(), k - j.period());
+        long t =
+            j.first() + Math.floorDiv(from - j.first() + j.period() - 1, j.period()) * j.period();
+        // Only a job that was on time at the fault: its slot before the window ran by then. A job
+        // catching up a backlog (after an earlier fault, or a loaded machine) runs its slots late
+        // whoever holds them; that is lateness, not failover.
+        List<Run> before = byFire.get(j.key() + "@" + (t - j.period()));
+        if (t - j.period() >= j.first() && (before == null || before.get(0).start() > k)) {
+          continue;
+        }
+        for (; t <= k + lease; t += j.period()) {
+          List<Run> copies = byFire.get(j.key() + "@" + t);
+          if (copies == null || copies.get(0).start() <= k) {
+            continue;
+          }
+          long delay = copies.get(0).start() - Math.max(k, t);
+          if (delay > worst) {
+            worst = delay;
+            what = describe(copies.get(0), "due " + Verdict.ms(t - k) + " after it");
+          }
+        }
+      }
+      String cover = coveredBy(ledger, instance, k, bound);
+      if (cover
+          == null) { // every other instance was down or frozen meanwhile: nobody to fail over to
+        v.failover(
+            -1,
+            false,
+            f[2]
+                + " of "
+                + instance
+                + " at "
+                + Verdict.time(k)
+                + ": not judged, no other instance was up throughout the next "
+                + Verdict.ms(bound)
+                + (worst < 0 ? "" : " (" + Verdict.ms(worst) + ", " + what + ")"));
+        continue;
+      }
+      String example =
+          f[2]
+              + " of "
+              + instance
+              + " at "
+              + Verdict.time(k)
+              + ": "
+              + (worst < 0 ? what : Verdict.ms(worst) + ", " + what);
+      v.failover(worst, worst > bound, example);
+    }
+  }
+
+  /**
+   * An instance of another slot that was up through {@code [k, k + bound]}: it had recorded a run
+   * by {@code k} (so it had started), was neither killed nor stopped before {@code k + bound}, and
+   * was not frozen in that time; null if none.
+   */
+  private static String coveredBy(Ledger ledger, String instance, long k, long bound) {
+    String slot = Ledger.slotOf(instance);
+    for (Life l : ledger.lives()) {
+      if (l.slot().equals(slot) || l.start() > k || l.end() < k + bound) {
+        continue;
+      }
+      boolean ran =
+          ledger.runs().stream().anyMatch(r -> r.instance().equals(l.instance()) && r.start() <= k);
+      boolean frozen =
+          ledger.freezes().stream()
+              .anyMatch(
+                  z -> z.instance().equals(l.instance()) && z.from() <= k + bound && z.to() >= k);
+      if (ran && !frozen) {
+        return l.instance();
+      }
+    }
+    return null;
+  }
+
+  private static Run firstAfter(List<Run> sortedByStart, long t) {
+    for (Run r : sortedByStart) {
+      if (r.start() > t) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static String describe(Run r, String why) {
+    return r.key()
+        + " fire "
+        + Verdict.time(r.scheduled())
+        + " ("
+        + why
+        + ") first ran after it on "
+        + r.instance()
+        + " at "
+        + Verdict.time(r.start())
+        + (r.recovery() ? " (recovery)" : "");
   }
 
   private static void duplicates(Ledger ledger, Verdict.Builder v) {

@@ -27,6 +27,9 @@ import java.util.stream.Stream;
  * FREEZE   instance  micros          (SIGSTOP delivered)
  * THAW     instance  micros          (SIGCONT about to be delivered)
  * HORIZON  micros                    (faults and checks end here)
+ * LEASE    micros                    (clustered runs: the cluster lease the children use)
+ * DBDOWN   micros                    (--restart-db-every: the run's database cluster stopping)
+ * DBUP     micros                    (... and started again)
  * RUN      instance  key  scheduled  start  engineStart  attempt  missedFires  recovery
  * CALL     instance  id  key  op  begin
  * DONE     instance  id  end  result(true|false|error)
@@ -41,6 +44,7 @@ record Ledger(
     List<Life> lives,
     List<Freeze> freezes,
     long horizon,
+    long lease,
     int malformed) {
 
   /** A sentinel end time for a call that never returned (its instance died during it). */
@@ -136,6 +140,7 @@ record Ledger(
     private final Map<String, long[]> freezes = new HashMap<>(); // instance/n -> from, to
     private final Map<String, Integer> frozen = new HashMap<>(); // instance -> freezes so far
     private long horizon = NEVER;
+    private long lease = NEVER;
     private int malformed;
 
     void line(String line) {
@@ -162,6 +167,8 @@ record Ledger(
           }
           case "THAW" -> freezes.get(f[1] + "/" + frozen.get(f[1]))[1] = Long.parseLong(f[2]);
           case "HORIZON" -> horizon = Long.parseLong(f[1]);
+          case "LEASE" -> lease = Long.parseLong(f[1]);
+          case "DBDOWN", "DBUP" -> Long.parseLong(f[1]); // reported by the parent, not judged
           default -> malformed++;
         }
       } catch (RuntimeException e) {
@@ -219,7 +226,7 @@ record Ledger(
       lives.forEach((k, v) -> l.add(new Life(k, slotOf(k), v[0], v[1], v[2] == 1)));
       List<Freeze> fz = new ArrayList<>();
       freezes.forEach((k, v) -> fz.add(new Freeze(k.substring(0, k.lastIndexOf('/')), v[0], v[1])));
-      return new Ledger(jobs, runs, calls, l, fz, horizon, malformed);
+      return new Ledger(jobs, runs, calls, l, fz, horizon, lease, malformed);
     }
   }
 }

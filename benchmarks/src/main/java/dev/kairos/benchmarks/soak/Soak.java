@@ -37,6 +37,9 @@ public final class Soak {
   private final List<Child> children = new ArrayList<>();
   private String url;
   private String schema;
+  private String database; // MariaDB: the run's own database
+  private String pgBase; // the PostgreSQL database the run's schema is made in
+  private String dbCluster; // --restart-db-every: the PostgreSQL cluster of the run's own
 
   /** One slot of the cluster: the current child JVM in it and its generation. */
   private static final class Child {
@@ -100,7 +103,10 @@ public final class Soak {
     System.out.printf(
         "soak: %s, %d instance(s)%s, %d s, SIGKILL every ~%d s%s, %d API threads on %d keys,"
             + " %d steady jobs, period %d ms; ledger in %s%n",
-        o.store(),
+        o.store()
+            + (o.restartDbEvery().isZero()
+                ? ""
+                : " (own cluster restarted every ~" + o.restartDbEvery().toSeconds() + " s)"),
         o.instances(),
         o.clustered() ? " clustered" + (o.skew().isZero() ? "" : ", s1 skewed " + o.skew()) : "",
         o.duration().toSeconds(),
@@ -120,6 +126,9 @@ public final class Soak {
         children.add(c);
         launch(c, first);
       }
+      if (o.clustered()) {
+        events.append("LEASE", o.lease().toNanos() / 1_000);
+      }
       Instant horizon = first.plus(o.duration());
       faults(horizon, first);
       sleepUntil(horizon);
@@ -133,23 +142,108 @@ public final class Soak {
     }
   }
 
-  private void prepareStore() throws SQLException {
+  private void prepareStore() throws Exception {
+    String id = UUID.randomUUID().toString().substring(0, 8);
     if (o.store().equals("h2")) {
       url = o.dir().resolve("h2").toAbsolutePath().toString();
       return;
     }
-    schema = "soak_" + UUID.randomUUID().toString().substring(0, 8);
-    pg("CREATE SCHEMA " + schema);
-    url = o.pgUrl() + (o.pgUrl().contains("?") ? "&" : "?") + "currentSchema=" + schema;
-  }
-
-  private void dropStore() throws IOException, SQLException {
-    if (o.keep()) {
-      System.out.println("kept: " + (schema != null ? "schema " + schema : url));
+    if (o.store().equals("mariadb")) {
+      database = "soak_" + id;
+      maria("CREATE DATABASE " + database);
+      url = o.mariadbUrl() + (o.mariadbUrl().endsWith("/") ? "" : "/") + database;
       return;
     }
-    if (schema != null) {
+    pgBase = o.pgUrl();
+    if (!o.restartDbEvery().isZero()) {
+      pgBase = createDbCluster(id);
+    }
+    schema = "soak_" + id;
+    pg("CREATE SCHEMA " + schema);
+    url = pgBase + (pgBase.contains("?") ? "&" : "?") + "currentSchema=" + schema;
+  }
+
+  /**
+   * A PostgreSQL cluster of this run's own, on a free port from 5540 (never the shared server's),
+   * that {@code --restart-db-every} may stop and start: {@code pg_createcluster}, trust
+   * authentication, started. Returns its URL. {@link #dropStore} drops it.
+   */
+  private String createDbCluster(String id) throws Exception {
+    int port = 5540;
+    while (!free(port)) {
+      port++;
+    }
+    if (port == 5432) {
+      throw new IllegalStateException("refusing the shared PostgreSQL port 5432");
+    }
+    dbCluster = "soak" + id.substring(0, 6);
+    command(
+        "pg_createcluster",
+        pgVersion(),
+        dbCluster,
+        "-p",
+        String.valueOf(port),
+        "--",
+        "--auth=trust");
+    command("pg_ctlcluster", pgVersion(), dbCluster, "start");
+    System.out.printf(
+        "PostgreSQL cluster %s %s on port %d for this run%n", pgVersion(), dbCluster, port);
+    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres";
+  }
+
+  private static boolean free(int port) {
+    try (java.net.ServerSocket s =
+        new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /** The installed PostgreSQL major version (the highest in /usr/lib/postgresql). */
+  private static String pgVersion() throws IOException {
+    try (Stream<Path> v = Files.list(Path.of("/usr/lib/postgresql"))) {
+      return v.map(p -> p.getFileName().toString())
+          .filter(n -> n.matches("\\d+"))
+          .max(Comparator.comparingInt(Integer::parseInt))
+          .orElseThrow(() -> new IllegalStateException("no PostgreSQL in /usr/lib/postgresql"));
+    }
+  }
+
+  /** Runs a command, its output to the parent's; fails naming it unless it exits 0. */
+  private static void command(String... cmd) throws IOException, InterruptedException {
+    int status = new ProcessBuilder(cmd).inheritIO().start().waitFor();
+    if (status != 0) {
+      throw new IllegalStateException(String.join(" ", cmd) + " failed: exit status " + status);
+    }
+  }
+
+  /** Stops the run's own PostgreSQL cluster at once (immediate: as a crash), then starts it. */
+  private void restartDb() throws Exception {
+    events.append("DBDOWN", LedgerFile.nowMicros());
+    System.out.printf("%s PostgreSQL %s stop (immediate)%n", Instant.now(), dbCluster);
+    command("pg_ctlcluster", "-m", "immediate", pgVersion(), dbCluster, "stop");
+    Thread.sleep(ThreadLocalRandom.current().nextLong(o.down().toMillis() + 1));
+    command("pg_ctlcluster", pgVersion(), dbCluster, "start");
+    events.append("DBUP", LedgerFile.nowMicros());
+    System.out.printf("%s PostgreSQL %s started%n", Instant.now(), dbCluster);
+  }
+
+  private void dropStore() throws Exception {
+    if (o.keep()) {
+      System.out.println(
+          "kept: "
+              + (schema != null
+                  ? "schema " + schema + (dbCluster != null ? " in cluster " + dbCluster : "")
+                  : database != null ? "database " + database : url));
+      return;
+    }
+    if (dbCluster != null) {
+      command("pg_dropcluster", "--stop", pgVersion(), dbCluster);
+    } else if (schema != null) {
       pg("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
+    } else if (database != null) {
+      maria("DROP DATABASE IF EXISTS " + database);
     } else if (Files.exists(Path.of(url))) {
       try (Stream<Path> files = Files.walk(Path.of(url))) {
         for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
@@ -160,7 +254,14 @@ public final class Soak {
   }
 
   private void pg(String sql) throws SQLException {
-    try (Connection c = DriverManager.getConnection(o.pgUrl(), o.pgUser(), "");
+    try (Connection c = DriverManager.getConnection(pgBase, o.pgUser(), "");
+        Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private void maria(String sql) throws SQLException {
+    try (Connection c = DriverManager.getConnection(o.mariadbUrl(), o.mariadbUser(), "");
         Statement s = c.createStatement()) {
       s.execute(sql);
     }
@@ -193,6 +294,7 @@ public final class Soak {
     cmd.addAll(List.of("-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
     cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     cmd.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+    cmd.add("-Dorg.slf4j.simpleLogger.log.dev.kairos.jdbc.internal.H2Compaction=info");
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Soak.class.getName()));
     cmd.add("child");
     cmd.addAll(o.childArgs());
@@ -212,16 +314,21 @@ public final class Soak {
     Instant quietFrom = horizon.minus(o.quiet());
     Instant nextKill = after(Instant.now(), o.killEvery());
     Instant nextFreeze = after(Instant.now(), o.freezeEvery());
+    Instant nextRestart = after(Instant.now(), o.restartDbEvery());
     ThreadLocalRandom r = ThreadLocalRandom.current();
     while (true) {
-      boolean kill = nextKill.isBefore(nextFreeze);
-      Instant next = kill ? nextKill : nextFreeze;
+      boolean restart = nextRestart.isBefore(nextKill) && nextRestart.isBefore(nextFreeze);
+      boolean kill = !restart && nextKill.isBefore(nextFreeze);
+      Instant next = restart ? nextRestart : kill ? nextKill : nextFreeze;
       if (!next.isBefore(quietFrom)) {
         return;
       }
       sleepUntil(next);
       Child c = children.get(r.nextInt(children.size()));
-      if (kill) {
+      if (restart) {
+        restartDb();
+        nextRestart = after(Instant.now(), o.restartDbEvery());
+      } else if (kill) {
         c.process.destroyForcibly(); // SIGKILL
         c.process.waitFor();
         events.append("KILL", c.instance, LedgerFile.nowMicros());
@@ -275,7 +382,7 @@ public final class Soak {
     Verdict v = Analyzer.defaults().analyze(Ledger.read(o.dir()));
     StringBuilder sb = new StringBuilder(v.render());
     sb.insert(0, logSummary());
-    if (schema == null) {
+    if (o.store().equals("h2")) {
       sb.insert(
           0,
           String.format(
@@ -292,13 +399,19 @@ public final class Soak {
     long error = 0;
     long deadlock = 0;
     String firstDeadlock = null;
+    List<String> compactions = new ArrayList<>();
     try (Stream<Path> logs = Files.list(o.dir())) {
       for (Path p : logs.filter(f -> f.getFileName().toString().startsWith("child-")).toList()) {
         for (String line : Files.readAllLines(p)) {
+          if (line.contains("compacted to")) { // H2Compaction at open
+            compactions.add(line.substring(line.indexOf(": ") + 2).strip());
+          }
           warn += line.contains(" WARN ") ? 1 : 0;
           error += line.contains(" ERROR ") ? 1 : 0;
           // One per deadlock: the driver's exception, not the wrappers that quote it.
-          if (line.contains("PSQLException: ERROR: deadlock detected") && !line.contains("jdbi")) {
+          if ((line.contains("PSQLException: ERROR: deadlock detected")
+                  || line.contains("Deadlock found when trying to get lock"))
+              && !line.contains("jdbi")) {
             deadlock++;
             firstDeadlock =
                 firstDeadlock == null ? p.getFileName() + ": " + line.strip() : firstDeadlock;
@@ -312,7 +425,14 @@ public final class Soak {
             warn,
             error,
             deadlock)
-        + (firstDeadlock == null ? "" : "    e.g. " + firstDeadlock + "\n");
+        + (firstDeadlock == null ? "" : "    e.g. " + firstDeadlock + "\n")
+        + (compactions.isEmpty()
+            ? ""
+            : "H2 file compacted at open "
+                + compactions.size()
+                + " time(s):\n    "
+                + String.join("\n    ", compactions)
+                + "\n");
   }
 
   private static long size(Path dir) throws IOException {

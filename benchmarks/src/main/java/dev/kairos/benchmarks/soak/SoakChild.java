@@ -96,8 +96,8 @@ final class SoakChild {
 
   /**
    * A scheduler as every soak instance builds it: over the run's store ({@code url} is the H2
-   * directory or the PostgreSQL URL), clustered when several instances run, with a 5 s grace period
-   * and the soak's one handler.
+   * directory or the PostgreSQL or MariaDB URL), clustered when several instances run, with a 5 s
+   * grace period and the soak's one handler.
    */
   static Scheduler scheduler(
       SoakOptions o, String url, String instanceId, Duration skew, Job handler) {
@@ -106,7 +106,7 @@ final class SoakChild {
             ? JdbcStore.h2(Path.of(url))
             : JdbcStore.builder()
                 .url(url)
-                .user(o.pgUser())
+                .user(o.store().equals("mariadb") ? o.mariadbUser() : o.pgUser())
                 .poolSize(o.workers() + 4)
                 .clustered(o.clustered())
                 .build();

@@ -11,8 +11,10 @@ import java.util.Map;
 /**
  * The soak's command line, validated at once; the parent hands the same options to each child.
  *
- * @param store {@code h2} (an embedded file, one instance at a time) or {@code postgres}
- * @param instances child JVMs running at once; more than one needs PostgreSQL and runs clustered
+ * @param store {@code h2} (an embedded file, one instance at a time), {@code postgres} or {@code
+ *     mariadb}
+ * @param instances child JVMs running at once; more than one needs PostgreSQL or MariaDB and runs
+ *     clustered
  * @param duration from the first slot to the horizon, when faults stop and the children are stopped
  * @param killEvery mean interval between two SIGKILLs (uniform in [½, 1½] of it); zero for none
  * @param freezeEvery mean interval between two SIGSTOPs (each held for lease + 3 s); zero for none
@@ -29,7 +31,11 @@ import java.util.Map;
  * @param dir the run directory: ledgers, child logs, the verdict, the H2 files
  * @param pgUrl the PostgreSQL database in which each run creates and drops a schema
  * @param pgUser its user
- * @param keep keep the H2 files and the PostgreSQL schema
+ * @param keep keep the H2 files, the PostgreSQL schema or the MariaDB database
+ * @param restartDbEvery PostgreSQL only: mean interval between restarts of a PostgreSQL cluster of
+ *     the run's own (made on another port, dropped at the end); zero for none (the given server)
+ * @param mariadbUrl the MariaDB server in which each run creates and drops a database
+ * @param mariadbUser its user
  */
 record SoakOptions(
     String store,
@@ -50,14 +56,18 @@ record SoakOptions(
     Path dir,
     String pgUrl,
     String pgUser,
-    boolean keep) {
+    boolean keep,
+    Duration restartDbEvery,
+    String mariadbUrl,
+    String mariadbUser) {
 
   static final String USAGE =
       """
       usage: java -jar kairos-benchmarks.jar soak [options]
              java -jar kairos-benchmarks.jar soak analyze DIR
-        --store h2|postgres   default h2 (an embedded file)
-        --instances N         child JVMs at once; N > 1 needs postgres, clustered (default 1)
+        --store h2|postgres|mariadb   default h2 (an embedded file)
+        --instances N         child JVMs at once; N > 1 needs postgres or mariadb,
+                              clustered (default 1)
         --seconds S | --minutes M   length of the run (default 120 s)
         --kill-every S        mean seconds between SIGKILLs; 0 for none (default 20)
         --freeze-every S      mean seconds between SIGSTOPs of a child, each held for
@@ -75,10 +85,15 @@ record SoakOptions(
         --dir DIR             run directory (default target/soak/<store>-<time>)
         --pg-url URL          default jdbc:postgresql://127.0.0.1:5432/test
         --pg-user U           default postgres
-        --keep                keep the H2 files / PostgreSQL schema
+        --restart-db-every S  postgres only: mean seconds between restarts of a PostgreSQL
+                              cluster made for the run on another port (pg_createcluster,
+                              dropped at the end; needs root); 0 for none (default 0)
+        --mariadb-url URL     default jdbc:mariadb://127.0.0.1:3306/ (a database is made per run)
+        --mariadb-user U      default root
+        --keep                keep the H2 files / PostgreSQL schema / MariaDB database
       """;
 
-  /** True when the children share a clustered PostgreSQL store. */
+  /** True when the children share a clustered PostgreSQL or MariaDB store. */
   boolean clustered() {
     return instances > 1;
   }
@@ -100,11 +115,15 @@ record SoakOptions(
     }
     String store = text(a, "--store", "h2");
     int instances = integer(a, "--instances", 1, 1);
-    if (!store.equals("h2") && !store.equals("postgres")) {
-      throw new IllegalArgumentException("--store must be h2 or postgres: " + store);
+    if (!store.equals("h2") && !store.equals("postgres") && !store.equals("mariadb")) {
+      throw new IllegalArgumentException("--store must be h2, postgres or mariadb: " + store);
     }
     if (instances > 1 && store.equals("h2")) {
-      throw new IllegalArgumentException("several instances need --store postgres");
+      throw new IllegalArgumentException("several instances need --store postgres or mariadb");
+    }
+    Duration restartDbEvery = Duration.ofSeconds(integer(a, "--restart-db-every", 0, 0));
+    if (!restartDbEvery.isZero() && !store.equals("postgres")) {
+      throw new IllegalArgumentException("--restart-db-every needs --store postgres: " + store);
     }
     Duration duration = Duration.ofSeconds(integer(a, "--seconds", 120, 10));
     if (a.containsKey("--minutes")) // --minutes wins over --seconds
@@ -143,7 +162,10 @@ record SoakOptions(
             Path.of(dir),
             text(a, "--pg-url", "jdbc:postgresql://127.0.0.1:5432/test"),
             text(a, "--pg-user", "postgres"),
-            a.remove("--keep") != null);
+            a.remove("--keep") != null,
+            restartDbEvery,
+            text(a, "--mariadb-url", "jdbc:mariadb://127.0.0.1:3306/"),
+            text(a, "--mariadb-user", "root"));
     if (!a.isEmpty()) {
       throw new IllegalArgumentException("unknown option(s): " + a.keySet());
     }
@@ -185,6 +207,7 @@ record SoakOptions(
     c.addAll(List.of("--skew-ms", String.valueOf(skew.toMillis())));
     c.addAll(List.of("--lease-s", String.valueOf(lease.toSeconds())));
     c.addAll(List.of("--dir", dir.toString(), "--pg-url", pgUrl, "--pg-user", pgUser));
+    c.addAll(List.of("--mariadb-url", mariadbUrl, "--mariadb-user", mariadbUser));
     return c;
   }
 }

@@ -9,8 +9,9 @@ import java.util.Locale;
 
 /**
  * What the {@link Analyzer} found: counts and examples of each violation, the misfire accounting of
- * every steady job, and lateness percentiles. {@link #passed()} is false on any unexplained
- * duplicate, early run, run after pause or missing slot.
+ * every steady job, lateness percentiles and, in clustered runs, failover times. {@link #passed()}
+ * is false on any unexplained duplicate, early run, run after pause, missing slot or failover
+ * slower than lease + lease/3, and when no run was recorded at all.
  */
 record Verdict(
     int runs,
@@ -26,15 +27,21 @@ record Verdict(
     Finding missing,
     Finding behind,
     List<Slots> slots,
-    long[] latenessMicros) {
+    long[] latenessMicros,
+    long failoverBoundMicros,
+    long[] failoverMicros,
+    Finding slowFailover,
+    List<String> failovers) {
 
   /** True when no promise was broken. */
   boolean passed() {
-    return duplicates.count() == 0
+    return runs > 0 // a soak that recorded no run (children that never got going) proves nothing
+        && duplicates.count() == 0
         && early.count() == 0
         && afterPause.count() == 0
         && afterPauseElsewhere.count() == 0
-        && missing.count() == 0;
+        && missing.count() == 0
+        && slowFailover.count() == 0;
   }
 
   /** How many violations of one kind, the first {@link Analyzer#EXAMPLES} of them, the worst. */
@@ -115,6 +122,22 @@ record Verdict(
             ms(pct(0.90)),
             ms(pct(0.99)),
             ms(pct(1.0))));
+    if (failoverBoundMicros > 0) {
+      sb.append(
+          String.format(
+              Locale.ROOT,
+              "failover after SIGKILL/SIGSTOP (%d faults; fault to first run of each fire the"
+                  + " instance held or that fell due): p50 %s, max %s, bound lease + lease/3 = %s%n",
+              failoverMicros.length,
+              ms(pick(failoverMicros, 0.5)),
+              ms(pick(failoverMicros, 1.0)),
+              ms(failoverBoundMicros)));
+      failovers.forEach(e -> sb.append("    ").append(e).append('\n'));
+      line(sb, "failovers slower than the bound", slowFailover, true);
+    }
+    if (runs == 0) {
+      sb.append("no run recorded: nothing was judged\n");
+    }
     sb.append("VERDICT: ").append(passed() ? "PASS" : "FAIL").append('\n');
     return sb.toString();
   }
@@ -126,6 +149,13 @@ record Verdict(
     }
     sb.append('\n');
     f.examples().forEach(e -> sb.append("    e.g. ").append(e).append('\n'));
+  }
+
+  private static long pick(long[] sorted, double p) {
+    if (sorted.length == 0) {
+      return 0;
+    }
+    return sorted[Math.max(0, (int) Math.ceil(p * sorted.length) - 1)];
   }
 
   private long pct(double p) {
@@ -155,6 +185,10 @@ record Verdict(
     private final Collector behind = new Collector();
     private final List<Slots> slots = new ArrayList<>();
     private final List<Long> lateness = new ArrayList<>();
+    private final Collector slowFailover = new Collector();
+    private final List<Long> failover = new ArrayList<>();
+    private final List<String> failovers = new ArrayList<>();
+    private long failoverBound;
 
     Builder(Ledger ledger) {
       this.ledger = ledger;
@@ -192,6 +226,21 @@ record Verdict(
       lateness.add(micros);
     }
 
+    void failoverBound(long micros) {
+      failoverBound = micros;
+    }
+
+    /** One fault's failover time ({@code micros} &lt; 0: nothing was due or held). */
+    void failover(long micros, boolean slow, String example) {
+      failovers.add(example);
+      if (micros >= 0) {
+        failover.add(micros);
+      }
+      if (slow) {
+        slowFailover.add(example, micros);
+      }
+    }
+
     Verdict build() {
       long[] l = lateness.stream().mapToLong(Long::longValue).sorted().toArray();
       return new Verdict(
@@ -208,7 +257,11 @@ record Verdict(
           missing.finding(),
           behind.finding(),
           List.copyOf(slots),
-          l);
+          l,
+          failoverBound,
+          failover.stream().mapToLong(Long::longValue).sorted().toArray(),
+          slowFailover.finding(),
+          List.copyOf(failovers));
     }
   }
 

@@ -67,6 +67,13 @@ class AnalyzerTest {
   }
 
   @Test
+  void ledgerWithoutRuns_fails() {
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.render()).contains("no run recorded").contains("VERDICT: FAIL");
+  }
+
+  @Test
   void sameFireTwiceWithoutKill_isAnUnexplainedDuplicate() {
     allSlots();
     run("s0.g0", "steady-c", T0 + 4 * S, T0 + 6 * S, 0);
@@ -102,6 +109,68 @@ class AnalyzerTest {
     assertThat(v.duplicates().count()).isZero();
     assertThat(v.atLeastOnce().count()).isEqualTo(1);
     assertThat(v.atLeastOnce().examples().get(0)).contains("frozen");
+  }
+
+  /**
+   * Clustered, lease 6 s: s0.g0 is killed 0.5 s into fire 4 of steady-c; s1 runs it again and the
+   * slots due meanwhile; the failover time is the kill to the first run after it of each fire.
+   */
+  private Verdict killedInCluster(long recoveredAfterKill) {
+    add("LEASE", 6 * S);
+    lines.removeIf(l -> l.startsWith("STOP"));
+    long kill = T0 + 4 * S + 500_000;
+    add("KILL", "s0.g0", kill);
+    add("START", "s1.g0", T0 - 5 * S);
+    add("STOP", "s1.g0", T0 + 20 * S);
+    for (long t = T0; t <= T0 + 20 * S; t += S) {
+      String on = t <= T0 + 4 * S ? "s0.g0" : "s1.g0";
+      // Slots due before the recovery wait for it (s0.g0 had claimed them), later ones are on time.
+      long start = t <= T0 + 4 * S ? t + 3_000 : Math.max(t + 3_000, kill + recoveredAfterKill);
+      add("RUN", on, "steady-c", t, start, start, 1, 0, false);
+      add("RUN", on, "steady-f", t, start, start, 1, 0, false);
+    }
+    run("s1.g0", "steady-c", T0 + 4 * S, kill + recoveredAfterKill, 0); // the fire it held
+    run("s1.g0", "race-0", T0 + S, T0 + S + 3_000, 0); // s1.g0 was up before the kill
+    return verdict();
+  }
+
+  @Test
+  void clusteredKill_whileNoOtherInstanceWasUp_isListedButNotJudged() {
+    killedInCluster(9 * S);
+    lines.removeIf(l -> l.startsWith("RUN\ts1.g0\trace-0")); // s1.g0 had run nothing yet
+    Verdict v = verdict();
+    assertThat(v.slowFailover().count()).isZero();
+    assertThat(v.failovers()).singleElement().asString().contains("not judged");
+  }
+
+  @Test
+  void clusteredKill_failoverWithinLeaseAndAThird_isReportedAndPasses() {
+    Verdict v = killedInCluster(6_500_000);
+    assertThat(v.failoverBoundMicros()).isEqualTo(8 * S);
+    assertThat(v.failoverMicros()).containsExactly(6_500_000L);
+    assertThat(v.slowFailover().count()).isZero();
+    assertThat(v.render())
+        .contains("failover after SIGKILL/SIGSTOP (1 faults")
+        .contains("max 6500.0 ms");
+    assertThat(v.passed()).isTrue();
+  }
+
+  @Test
+  void clusteredKill_failoverSlowerThanLeaseAndAThird_fails() {
+    Verdict v = killedInCluster(9 * S);
+    assertThat(v.slowFailover().count()).isEqualTo(1);
+    assertThat(v.slowFailover().examples().get(0))
+        .contains("SIGKILL of s0.g0")
+        .contains("9000.0 ms")
+        .contains("steady-c fire");
+    assertThat(v.passed()).isFalse();
+  }
+
+  @Test
+  void withoutLease_noFailoverIsJudged() {
+    allSlots();
+    assertThat(verdict().failoverBoundMicros()).isZero();
+    assertThat(verdict().render()).doesNotContain("failover");
   }
 
   @Test

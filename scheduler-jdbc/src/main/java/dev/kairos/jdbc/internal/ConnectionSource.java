@@ -3,6 +3,7 @@ package dev.kairos.jdbc.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.StoreException;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -21,12 +22,19 @@ public final class ConnectionSource {
   private final DataSource given;
   private final HikariConfig poolConfig;
   private final String description;
+  private final Runnable beforePool;
   private HikariDataSource pool;
 
   private ConnectionSource(DataSource given, HikariConfig poolConfig, String description) {
+    this(given, poolConfig, description, null);
+  }
+
+  private ConnectionSource(
+      DataSource given, HikariConfig poolConfig, String description, Runnable beforePool) {
     this.given = given;
     this.poolConfig = poolConfig;
     this.description = description;
+    this.beforePool = beforePool;
   }
 
   /**
@@ -113,6 +121,18 @@ public final class ConnectionSource {
     return new ConnectionSource(null, c, description);
   }
 
+  /**
+   * The pool of an embedded H2 file ({@code base} is its name without {@code .mv.db}): at {@link
+   * #open()}, before the pool starts, the file is compacted if it is large and mostly unused
+   * ({@link H2Compaction}).
+   */
+  public static ConnectionSource h2File(String url, Path base, int poolSize, String description) {
+    ConnectionSource p = pool(url, null, null, poolSize, description);
+    Path file = Path.of(base + ".mv.db");
+    return new ConnectionSource(
+        null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file));
+  }
+
   /** True if the connections come from a pool the store made (and closes). */
   public boolean ownPool() {
     return given == null;
@@ -148,6 +168,9 @@ public final class ConnectionSource {
     if (pool == null) {
       if (poolConfig.getJdbcUrl() != null) {
         Drivers.require(poolConfig.getJdbcUrl());
+      }
+      if (beforePool != null) {
+        beforePool.run();
       }
       try {
         pool = new HikariDataSource(poolConfig);
