@@ -518,7 +518,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
    */
   private String quoted(String sql) throws Exception {
     try (Connection c = database().connect()) {
-      return Dialect.of(c.getMetaData()) == Dialect.MARIADB ? sql.replace('"', '`') : sql;
+      return Dialect.of(c.getMetaData()).mysqlFamily() ? sql.replace('"', '`') : sql;
     }
   }
 

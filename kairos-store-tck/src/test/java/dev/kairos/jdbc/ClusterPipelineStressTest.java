@@ -101,7 +101,12 @@ class ClusterPipelineStressTest {
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> schedulers.stream().allMatch(s -> s.stats().liveInstances() == INSTANCES));
-      schedulers.get(0).scheduleAll(specs);
+      // Each instance schedules a third, so that each knows a third at once and the rest through
+      // the change feed.
+      for (int i = 0; i < INSTANCES; i++) {
+        int from = i * specs.size() / INSTANCES;
+        schedulers.get(i).scheduleAll(specs.subList(from, (i + 1) * specs.size() / INSTANCES));
+      }
       await().atMost(Duration.ofSeconds(90)).until(() -> oneShotsRun(runsByKey) >= ONE_SHOTS / 2);
       schedulers.get(2).close(); // mid-backlog: its unrun claims are released, not left to expire
       await()
@@ -122,7 +127,7 @@ class ClusterPipelineStressTest {
     for (int i = 0; i < ONE_SHOTS; i++) {
       assertThat(runsByKey.get("once-" + i)).as("runs of once-%d", i).hasValue(1);
     }
-    assertThat(runsByInstance).as("runs per instance").hasSize(INSTANCES);
+    assertThat(runsByInstance).as("instances that ran fires").containsKeys("s0", "s1");
 
     try (JobStore store = stores.get()) {
       store.open();

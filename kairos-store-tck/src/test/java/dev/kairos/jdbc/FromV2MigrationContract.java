@@ -190,7 +190,7 @@ abstract class FromV2MigrationContract {
       List<String> rows = new ArrayList<>();
       try (ResultSet rs =
           st.executeQuery(
-              Dialect.of(c.getMetaData()) == Dialect.MARIADB ? sql.replace('"', '`') : sql)) {
+              Dialect.of(c.getMetaData()).mysqlFamily() ? sql.replace('"', '`') : sql)) {
         while (rs.next()) {
           if (rs.getString(1) != null) { // Flyway's marker rows have none
             String type = rs.getString(2);

@@ -443,6 +443,8 @@ final class FireRunner {
     listeners.runStarted(ctx);
     Throwable failure = null;
     RunOutcome outcome = RunOutcome.SUCCESS;
+    long handlerBegin = System.nanoTime();
+    inHandler.incrementAndGet();
     try {
       config.handlers().get(r.spec().handler()).run(ctx);
     } catch (InterruptedException ie) {
@@ -451,6 +453,10 @@ final class FireRunner {
     } catch (Throwable t) { // a job's failure, whatever it is, must not kill the worker
       failure = t;
       outcome = RunOutcome.FAILURE;
+    } finally {
+      inHandler.decrementAndGet();
+      long took = System.nanoTime() - handlerBegin;
+      runNanos += (took - runNanos) / 16; // racy on purpose: a rough recent average suffices
     }
     boolean interrupted =
         Thread.interrupted(); // a store call must not see the flag (H2 closes files)
@@ -629,6 +635,32 @@ final class FireRunner {
   static final int CLAIM_BATCH = 64;
 
   /**
+   * About how much handler time a claim batch gives each free worker: fires claimed together wait
+   * for a worker here (while another instance could have run them), so a batch holds no more than
+   * this much work per worker not inside a handler, by the recent average run time.
+   */
+  static final long BATCH_WORK_NANOS = 50_000_000L;
+
+  /** Workers inside a handler right now. */
+  private final java.util.concurrent.atomic.AtomicInteger inHandler =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** A rough moving average of handler run times, in nanoseconds. */
+  private volatile long runNanos;
+
+  /**
+   * How many due fires to claim with a worker's own: {@link #CLAIM_BATCH} at most, and about {@link
+   * #BATCH_WORK_NANOS} of recent handler time for each worker not inside a handler (this one
+   * included, for whom it is after its own fire), so that claimed fires start soon: with long runs
+   * and every other worker busy, none.
+   */
+  int claimAhead() {
+    int free = Math.max(1, config.workers() - inHandler.get());
+    long perWorker = Math.max(1, BATCH_WORK_NANOS / Math.max(1, runNanos));
+    return (int) Math.min(CLAIM_BATCH - 1, free * perWorker - 1);
+  }
+
+  /**
    * A fire decided and claimed in a batch by one worker, run by whichever takes its entry from the
    * dispatcher's ready queue.
    *
@@ -648,7 +680,8 @@ final class FireRunner {
     if (writeBacks == null || e.recovery) {
       return claim(taken);
     }
-    List<Entry> others = dispatcher.takeDue(CLAIM_BATCH - 1, this::runnable);
+    int ahead = claimAhead();
+    List<Entry> others = ahead > 0 ? dispatcher.takeDue(ahead, this::runnable) : List.of();
     if (others.isEmpty()) {
       return claim(taken);
     }
@@ -672,13 +705,20 @@ final class FireRunner {
       decisions.add(d);
       records.add(o.record);
     }
-    List<Optional<ClusterStore.Claimed>> answers =
-        records.size() == 1
-            ? List.of(claim(taken))
-            : retrying(
-                    "claiming " + records.size() + " job(s)",
-                    () -> cluster.claimAll(records, config.instanceId(), config.cluster().lease()))
-                .orElseGet(() -> Collections.nCopies(records.size(), Optional.empty()));
+    List<Optional<ClusterStore.Claimed>> answers;
+    try {
+      answers =
+          records.size() == 1
+              ? List.of(claim(taken))
+              : retrying(
+                      "claiming " + records.size() + " job(s)",
+                      () ->
+                          cluster.claimAll(records, config.instanceId(), config.cluster().lease()))
+                  .orElseGet(() -> Collections.nCopies(records.size(), Optional.empty()));
+    } catch (RuntimeException ex) { // not retried (an unreadable row): each settles as lost
+      log.warn("claiming {} job(s) failed; each is settled as a lost claim", records.size(), ex);
+      answers = Collections.nCopies(records.size(), Optional.empty());
+    }
     for (int i = 0; i < claiming.size(); i++) {
       Entry o = claiming.get(i);
       Optional<ClusterStore.Claimed> answer = answers.get(i + 1);

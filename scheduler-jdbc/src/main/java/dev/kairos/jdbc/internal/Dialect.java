@@ -96,7 +96,7 @@ public enum Dialect {
   }
 
   /** True for MariaDB and MySQL, which share most of their SQL ({@link MariaDbSql}). */
-  private boolean mysqlFamily() {
+  public boolean mysqlFamily() {
     return this == MARIADB || this == MYSQL;
   }
 

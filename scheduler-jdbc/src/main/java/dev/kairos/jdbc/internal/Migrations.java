@@ -264,7 +264,7 @@ public final class Migrations {
    */
   private static int historyVersion(Connection c, Dialect dialect, String table)
       throws SQLException {
-    String q = dialect == Dialect.MARIADB ? "`" : "\"";
+    String q = dialect.mysqlFamily() ? "`" : "\"";
     int max = 0;
     try (Statement st = c.createStatement();
         ResultSet rs =
