@@ -91,25 +91,16 @@ public final class ClusterBenchmark {
     try {
       for (int i = 0; i < instances; i++) {
         KairosScheduler s =
-            Engines.build(
-                Kairos.builder()
-                    .store(
-                        JdbcStore.builder()
-                            .url(url)
-                            .user(PG_USER)
-                            .poolSize(workers + 1)
-                            .clustered(clustered)
-                            .build())
-                    .instanceId("i" + i)
-                    .workers(workers)
-                    .handler(
-                        "noop",
-                        ctx -> {
-                          runs.incrementAndGet();
-                          lateness.add(
-                              Duration.between(ctx.scheduledFireTime(), ctx.actualStart())
-                                  .toNanos());
-                        }));
+            instance(
+                url,
+                i,
+                clustered,
+                workers,
+                ctx -> {
+                  runs.incrementAndGet();
+                  lateness.add(
+                      Duration.between(ctx.scheduledFireTime(), ctx.actualStart()).toNanos());
+                });
         schedulers.add(s);
         s.start();
       }
@@ -160,25 +151,17 @@ public final class ClusterBenchmark {
         AtomicLong mine = new AtomicLong();
         perInstance.add(mine);
         KairosScheduler s =
-            Engines.build(
-                Kairos.builder()
-                    .store(
-                        JdbcStore.builder()
-                            .url(url)
-                            .user(PG_USER)
-                            .poolSize(workers + 1)
-                            .clustered(clustered)
-                            .build())
-                    .instanceId("i" + i)
-                    .workers(workers)
-                    .handler(
-                        "noop",
-                        ctx -> {
-                          mine.incrementAndGet();
-                          if (!ran.add(ctx.key())) {
-                            duplicates.incrementAndGet();
-                          }
-                        }));
+            instance(
+                url,
+                i,
+                clustered,
+                workers,
+                ctx -> {
+                  mine.incrementAndGet();
+                  if (!ran.add(ctx.key())) {
+                    duplicates.incrementAndGet();
+                  }
+                });
         schedulers.add(s);
         s.start();
       }
@@ -210,6 +193,23 @@ public final class ClusterBenchmark {
       schedulers.forEach(KairosScheduler::close);
       execute("DROP SCHEMA " + schema + " CASCADE");
     }
+  }
+
+  /** Instance {@code i} over the schema at {@code url}, running {@code job} as handler "noop". */
+  private static KairosScheduler instance(
+      String url, int i, boolean clustered, int workers, dev.kairos.Job job) {
+    return Engines.build(
+        Kairos.builder()
+            .store(
+                JdbcStore.builder()
+                    .url(url)
+                    .user(PG_USER)
+                    .poolSize(workers + 1)
+                    .clustered(clustered)
+                    .build())
+            .instanceId("i" + i)
+            .workers(workers)
+            .handler("noop", job));
   }
 
   private static long pct(List<Long> sorted, double p) {

@@ -4,10 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
-import dev.kairos.JobState;
 import dev.kairos.Scheduler;
 import dev.kairos.engine.Kairos;
-import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.PostgresTestDatabase;
 import java.time.Duration;
@@ -129,18 +127,7 @@ class ClusterPipelineStressTest {
     }
     assertThat(runsByInstance).as("instances that ran fires").containsKeys("s0", "s1");
 
-    try (JobStore store = stores.get()) {
-      store.open();
-      List<JobRecord> rows = store.findAll();
-      assertThat(rows).hasSize(ONE_SHOTS + PERIODIC);
-      assertThat(rows).noneMatch(r -> r.state() == JobState.RUNNING);
-      for (JobRecord r : rows) {
-        AtomicInteger ran = runsByKey.get(r.key());
-        assertThat(r.runCount())
-            .as("runs of %s written back", r.key())
-            .isEqualTo(ran == null ? 0 : ran.get());
-      }
-    }
+    RunPipelineStressTest.assertEveryRunWrittenBack(stores, runsByKey, ONE_SHOTS + PERIODIC);
   }
 
   private static long oneShotsRun(Map<String, AtomicInteger> runsByKey) {

@@ -108,12 +108,21 @@ class RunPipelineStressTest {
     }
 
     // What close() left in the store: every started run written back, no mark left behind.
+    assertEveryRunWrittenBack(stores, runsByKey, ONE_SHOTS + PERIODIC);
+  }
+
+  /**
+   * What the schedulers left in the store after close: {@code rows} jobs, none RUNNING, each with
+   * as many runs written back as ran ({@code runsByKey}), the one-shots ({@code once-*}) complete.
+   */
+  static void assertEveryRunWrittenBack(
+      Supplier<JobStore> stores, Map<String, AtomicInteger> runsByKey, int rows) {
     try (JobStore store = stores.get()) {
       store.open();
-      List<JobRecord> rows = store.findAll();
-      assertThat(rows).hasSize(ONE_SHOTS + PERIODIC);
-      assertThat(rows).noneMatch(r -> r.state() == JobState.RUNNING);
-      for (JobRecord r : rows) {
+      List<JobRecord> all = store.findAll();
+      assertThat(all).hasSize(rows);
+      assertThat(all).noneMatch(r -> r.state() == JobState.RUNNING);
+      for (JobRecord r : all) {
         AtomicInteger ran = runsByKey.get(r.key());
         assertThat(r.runCount())
             .as("runs of %s written back", r.key())
