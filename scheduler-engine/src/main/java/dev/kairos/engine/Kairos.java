@@ -134,14 +134,17 @@ public final class Kairos {
 
     /**
      * Where jobs are stored (required): an {@link InMemoryStore}, a {@code JdbcStore}, or any
-     * {@link JobStore}. The scheduler uses its {@link StoreSource#jobStore() jobStore()}, opens it
-     * at {@code start()} and closes it when it closes.
+     * {@link JobStore}. A {@code JobStore} is used as given (so a decorator that delegates every
+     * call, {@code jobStore()} included, is not bypassed); any other source gives its {@link
+     * StoreSource#jobStore() jobStore()}. The scheduler opens the store at {@code start()} and
+     * closes it when it closes.
      *
      * @param store the store
      * @return this builder
      */
     public Builder store(StoreSource store) {
-      JobStore s = require(store, "store").jobStore();
+      require(store, "store");
+      JobStore s = store instanceof JobStore js ? js : store.jobStore();
       if (s == null) {
         throw new IllegalArgumentException("store " + store + " returned a null jobStore()");
       }

@@ -68,6 +68,36 @@ class StoreSourceTest {
     assertThat(lifeCycle).containsExactly("open", "close");
   }
 
+  /**
+   * A store given directly is used as given: a decorator that delegates every call to its inner
+   * store, {@code jobStore()} included, is not bypassed for the inner one.
+   */
+  @Test
+  void aDecoratorDelegatingJobStore_isUsedItself() {
+    InMemoryStore inner = new InMemoryStore();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    JobStore decorator =
+        (JobStore)
+            Proxy.newProxyInstance(
+                JobStore.class.getClassLoader(),
+                new Class<?>[] {JobStore.class},
+                (proxy, method, args) -> {
+                  seen.add(method.getName());
+                  try {
+                    return method.invoke(inner, args); // jobStore() too: answers the inner store
+                  } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    try (Scheduler scheduler =
+        Kairos.builder().store(decorator).clock(clock).handler("h", ctx -> {}).build()) {
+      scheduler.start();
+      scheduler.schedule(JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(1)));
+    }
+
+    assertThat(seen).contains("open", "upsert", "close").doesNotContain("jobStore");
+  }
+
   /** Cluster mode is detected on the source's store: the instance registers there. */
   @Test
   void aSourceOfAClusterStore_runsInClusterMode() {
