@@ -159,6 +159,23 @@ public record JobRecord(
   }
 
   /**
+   * This record with a one-off run requested ({@code triggerNow}): due at {@code at} as a trigger,
+   * first attempt, the timetable's next fire kept; a RUNNING record becomes SCHEDULED, any other
+   * state (PAUSED included) is kept. The one place that writes this change.
+   *
+   * @param at when the triggered run is due
+   * @return a copy with the trigger
+   */
+  public JobRecord triggered(Instant at) {
+    return withSchedule(
+        state == JobState.RUNNING ? JobState.SCHEDULED : state,
+        nextFireTime,
+        at,
+        FireKind.TRIGGER,
+        1);
+  }
+
+  /**
    * This record with another version.
    *
    * @param v the new version

@@ -834,13 +834,7 @@ final class FireRunner {
   }
 
   private JobRecord applyTrigger(JobRecord stored) {
-    JobRecord triggered =
-        stored.withSchedule(
-            stored.state() == JobState.RUNNING ? JobState.SCHEDULED : stored.state(),
-            stored.nextFireTime(),
-            config.time().now(),
-            FireKind.TRIGGER,
-            1);
+    JobRecord triggered = stored.triggered(config.time().now());
     return replace(stored, triggered);
   }
 
@@ -857,13 +851,7 @@ final class FireRunner {
         return null;
       }
       JobRecord r = current.get();
-      JobRecord triggered =
-          r.withSchedule(
-              r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state(),
-              r.nextFireTime(),
-              config.time().now(),
-              FireKind.TRIGGER,
-              1);
+      JobRecord triggered = r.triggered(config.time().now());
       Optional<JobRecord> stored =
           retrying(
                   "triggering job '" + key + "'",

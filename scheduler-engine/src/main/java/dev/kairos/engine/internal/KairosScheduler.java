@@ -432,15 +432,7 @@ public final class KairosScheduler implements Scheduler {
         return config.store().find(key).isPresent();
       }
       Instant now = config.time().now();
-      return change(
-          key,
-          r ->
-              r.withSchedule(
-                  r.state() == JobState.RUNNING ? JobState.SCHEDULED : r.state(),
-                  r.nextFireTime(),
-                  now,
-                  FireKind.TRIGGER,
-                  1));
+      return change(key, r -> r.triggered(now));
     } finally {
       changes.unlock();
     }
