@@ -41,6 +41,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *       lost wake-up).
  *   <li>A manual time source cannot be waited on; its leader waits untimed and the source's advance
  *       callback ({@link #wake()}) clears the leader and signals a waiter.
+ *   <li>Cluster mode, batched claims: a worker may take several due entries at once ({@link
+ *       #takeDue}), claim them together and put the ones it does not run itself in the ready queue
+ *       ({@link #handOut}). {@code take()} serves that queue before the heap, even after shutdown
+ *       (so that their claims are released by workers); {@code handOut} signals one follower per
+ *       entry and the leader, and a worker leaving {@code take()} signals a follower while the
+ *       ready queue is not empty, so no ready entry waits for a worker that sleeps.
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -48,7 +54,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * <ul>
  *   <li>Heap order is (due, seq); {@code heapIndex == -1} iff the entry is not queued.
  *   <li>A tracked entry is queued or running, never both; an untracked job is in neither. At most
- *       one entry per key.
+ *       one entry per key. An entry in the ready queue is running (not queued).
  *   <li>Window coverage: every job in the store with a due time whose (due, key) is at or before
  *       {@link #covered} is tracked. Loading a window advances {@code covered}; while a load runs,
  *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
