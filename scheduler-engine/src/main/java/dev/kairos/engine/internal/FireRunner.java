@@ -419,6 +419,7 @@ final class FireRunner {
       // stores after the claim finds the job running, and the run's times stay on the one clock
       // that judges claims and leases (this instance's may be skewed).
       start = r.lastStart() != null ? r.lastStart() : localStart;
+      fire = notAfter(r, tt, fire, start);
     } else {
       start = dispatcher.beginRun(e);
       localStart = start;
@@ -629,6 +630,38 @@ final class FireRunner {
     if (!closing.getAsBoolean()) { // closing, an empty claim may be a store call given up
       listeners.claimLost(taken.key(), fire.scheduled());
     }
+  }
+
+  /**
+   * Cluster mode: the fire to run, decided again at the claim's time if the misfire rule, on this
+   * instance's clock, chose a timetable fire not yet due by the store's clock. The claim checks
+   * only the job's due time (its oldest missed fire); with an instance clock ahead of the store's
+   * (a skew, or an offset sampled while the database restarted), coalescing policies such as {@code
+   * fireOnce()} would otherwise run a later fire before it is due. Decided at the claim's time, the
+   * fire is at most that time; if the rule would then run nothing, the fire stays.
+   */
+  private Fire notAfter(JobRecord claimed, Timetable tt, Fire fire, Instant claimedAt) {
+    if (fire.kind() != FireKind.TIMETABLE
+        || !Jitter.due(claimed.spec(), fire.scheduled()).isAfter(claimedAt)) {
+      return fire;
+    }
+    MisfireRule.Decision d =
+        MisfireRule.decide(
+            tt,
+            claimed.nextFireTime(),
+            t -> Jitter.due(claimed.spec(), t),
+            claimedAt,
+            claimed.spec().misfire());
+    if (!d.runs()) {
+      return fire;
+    }
+    log.debug(
+        "job '{}': fire {} not yet due by the store's clock ({}); runs fire {} instead",
+        claimed.key(),
+        fire.scheduled(),
+        claimedAt,
+        d.fire());
+    return new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE);
   }
 
   /** Most fires claimed in one store call (cluster mode, a store that batches runs). */
