@@ -57,7 +57,9 @@ class ClusterClockAheadMisfireTest {
       JobContext run = runs.get(0);
       assertThat(run.scheduledFireTime()).isEqualTo(T0.plusSeconds(3));
       assertThat(run.actualStart()).isAfterOrEqualTo(run.scheduledFireTime());
-      assertThat(run.missedFires()).as("fires the run stands for, by the store's clock").isEqualTo(3);
+      assertThat(run.missedFires())
+          .as("fires the run stands for, by the store's clock")
+          .isEqualTo(3);
     } finally {
       s.close();
     }
