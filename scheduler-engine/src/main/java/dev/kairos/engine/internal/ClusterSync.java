@@ -58,18 +58,29 @@ final class ClusterSync implements Runnable {
 
   @Override
   public void run() {
+    // Leases are renewed every lease/3 (two renewals may fail before a claim lapses); expired
+    // claims are looked for twice as often, so that a dead instance's fire is recovered within
+    // lease/6 of its lease ending and failover stays under lease + lease/3 with room to spare.
     Duration renewEvery = config.cluster().lease().dividedBy(3);
+    Duration recoverEvery = config.cluster().lease().dividedBy(6);
     long nextRenew = 0;
+    long nextRecover = 0;
     while (!stopped) {
       try {
         long now = System.nanoTime();
         if (now - nextRenew >= 0) {
-          renewAndRecover();
+          renew();
           nextRenew = now + renewEvery.toNanos();
+        }
+        if (now - nextRecover >= 0) {
+          recover();
+          nextRecover = now + recoverEvery.toNanos();
         }
         applyChanges();
         health.ok();
-        store.awaitChange(config.cluster().poll());
+        long untilNext = Math.max(0, Math.min(nextRenew, nextRecover) - System.nanoTime());
+        Duration poll = config.cluster().poll();
+        store.awaitChange(poll.toNanos() <= untilNext ? poll : Duration.ofNanos(untilNext));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
@@ -87,7 +98,7 @@ final class ClusterSync implements Runnable {
     }
   }
 
-  private void renewAndRecover() {
+  private void renew() {
     store.heartbeat(config.instanceId());
     lastHeartbeat = System.nanoTime();
     List<String> live = store.liveInstances(config.cluster().lease());
@@ -97,6 +108,9 @@ final class ClusterSync implements Runnable {
     if (!held.isEmpty()) {
       store.renewClaims(config.instanceId(), held, config.cluster().lease());
     }
+  }
+
+  private void recover() {
     for (JobRecord r : store.expiredClaims(BATCH)) {
       log.info(
           "job '{}': the lease of its claim (state {}, due {}) expired; recovering it",
