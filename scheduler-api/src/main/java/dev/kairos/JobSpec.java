@@ -39,6 +39,8 @@ public final class JobSpec {
   /** The jitter bound, or null for none ({@code jitter(ZERO)} is stored as none). */
   private final Duration jitter;
 
+  private final Overlap overlap;
+
   /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
   private final Schedule conflicting;
 
@@ -52,6 +54,7 @@ public final class JobSpec {
       Misfire misfire,
       Retry retry,
       Duration jitter,
+      Overlap overlap,
       Schedule conflicting) {
     this.key = key;
     this.handler = handler;
@@ -62,6 +65,7 @@ public final class JobSpec {
     this.misfire = misfire;
     this.retry = retry;
     this.jitter = jitter;
+    this.overlap = overlap;
     this.conflicting = conflicting;
   }
 
@@ -73,7 +77,17 @@ public final class JobSpec {
    */
   public static JobSpec named(String key) {
     return new JobSpec(
-        key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null, null);
+        key,
+        null,
+        null,
+        null,
+        null,
+        null,
+        Misfire.fireOnce(),
+        Retry.none(),
+        null,
+        Overlap.forbid(),
+        null);
   }
 
   /**
@@ -84,7 +98,17 @@ public final class JobSpec {
    */
   public JobSpec handler(String handler) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -95,7 +119,17 @@ public final class JobSpec {
    */
   public JobSpec data(String data) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -193,7 +227,7 @@ public final class JobSpec {
     Schedule conflict =
         schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
     return new JobSpec(
-        key, handler, data, next, startAt, initialDelay, misfire, retry, jitter, conflict);
+        key, handler, data, next, startAt, initialDelay, misfire, retry, jitter, overlap, conflict);
   }
 
   /**
@@ -204,7 +238,7 @@ public final class JobSpec {
    */
   public JobSpec schedule(Schedule schedule) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, null);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, overlap, null);
   }
 
   /**
@@ -215,7 +249,17 @@ public final class JobSpec {
    */
   public JobSpec startAt(Instant startAt) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -226,7 +270,17 @@ public final class JobSpec {
    */
   public JobSpec initialDelay(Duration initialDelay) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -237,7 +291,17 @@ public final class JobSpec {
    */
   public JobSpec misfire(Misfire misfire) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -248,7 +312,17 @@ public final class JobSpec {
    */
   public JobSpec retry(Retry retry) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -275,7 +349,45 @@ public final class JobSpec {
   public JobSpec jitter(Duration jitter) {
     Duration j = jitter != null && jitter.isZero() ? null : jitter;
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, j, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        j,
+        overlap,
+        conflicting);
+  }
+
+  /**
+   * The overlap policy: what happens to fires that come due while a run of this job is still going;
+   * default {@link Overlap#forbid()} (they wait, then the misfire policy judges them). See {@link
+   * Overlap}.
+   *
+   * <pre>{@code
+   * // a poll every 10 s that sometimes takes a minute: never queue polls behind a slow one
+   * JobSpec.named("poll").handler("poll").fixedRate(Duration.ofSeconds(10)).overlap(Overlap.skip());
+   * }</pre>
+   *
+   * @param overlap the overlap policy
+   * @return the changed copy
+   */
+  public JobSpec overlap(Overlap overlap) {
+    return new JobSpec(
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        overlap,
+        conflicting);
   }
 
   /**
@@ -370,6 +482,16 @@ public final class JobSpec {
     return Optional.ofNullable(jitter);
   }
 
+  /**
+   * The overlap policy (see {@link #overlap(Overlap)}); null only if set so, which {@code schedule}
+   * refuses.
+   *
+   * @return the overlap policy
+   */
+  public Overlap overlap() {
+    return overlap;
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof JobSpec s
@@ -381,13 +503,14 @@ public final class JobSpec {
         && Objects.equals(initialDelay, s.initialDelay)
         && Objects.equals(misfire, s.misfire)
         && Objects.equals(retry, s.retry)
-        && Objects.equals(jitter, s.jitter);
+        && Objects.equals(jitter, s.jitter)
+        && Objects.equals(overlap, s.overlap);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, overlap);
   }
 
   @Override
@@ -405,6 +528,7 @@ public final class JobSpec {
         + ", retry="
         + retry
         + (jitter != null ? ", jitter=" + jitter : "")
+        + (overlap != Overlap.forbid() ? ", overlap=" + overlap : "")
         + "]";
   }
 }

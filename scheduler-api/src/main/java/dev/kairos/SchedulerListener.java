@@ -43,6 +43,17 @@ public interface SchedulerListener {
   default void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {}
 
   /**
+   * A run of a job was still going when later fires came due, and its overlap policy dropped some
+   * of them ({@link Overlap#skip()}, {@link Overlap#bufferOne()}).
+   *
+   * @param key the job
+   * @param oldestDropped the oldest dropped fire
+   * @param dropped how many fires were dropped
+   * @param policy the policy that decided
+   */
+  default void overlapDropped(String key, Instant oldestDropped, long dropped, Overlap policy) {}
+
+  /**
    * A run's outcome and next fire were written back to the store, after {@link #runSucceeded} or
    * {@link #runFailed}; the job is queued again only now. Not called if the write-back was given up
    * at shutdown.

@@ -9,6 +9,7 @@ import dev.kairos.DstPolicy;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import dev.kairos.RunRecord;
 import dev.kairos.Schedule;
@@ -59,6 +60,9 @@ public final class JobJson {
     spec.initialDelay().ifPresent(d -> n.put("initialDelay", d.toString()));
     n.set("misfire", misfire(spec.misfire()));
     spec.jitter().ifPresent(j -> n.put("jitter", j.toString()));
+    if (spec.overlap() != Overlap.forbid()) {
+      n.put("overlap", spec.overlap().toString());
+    }
     ObjectNode retry = n.putObject("retry");
     retry.put("maxAttempts", spec.retry().maxAttempts());
     retry.put("initialDelay", spec.retry().initialDelay().toString());
@@ -199,6 +203,7 @@ public final class JobJson {
             "initialDelay",
             "misfire",
             "jitter",
+            "overlap",
             "retry"));
     JobSpec spec =
         JobSpec.named(key)
@@ -224,6 +229,10 @@ public final class JobJson {
     if (jitter != null) {
       spec = spec.jitter(duration(jitter, where + " jitter"));
     }
+    String overlap = text(n, "overlap", where, false);
+    if (overlap != null) {
+      spec = spec.overlap(readOverlap(overlap, where));
+    }
     JsonNode retry = object(n, "retry", where, false);
     if (retry != null) {
       fields(retry, where + " retry", Set.of("maxAttempts", "initialDelay"));
@@ -236,6 +245,17 @@ public final class JobJson {
                       where + " retry initialDelay")));
     }
     return spec;
+  }
+
+  private static Overlap readOverlap(String overlap, String where) {
+    return switch (overlap) {
+      case "forbid" -> Overlap.forbid();
+      case "bufferOne" -> Overlap.bufferOne();
+      case "skip" -> Overlap.skip();
+      default ->
+          throw new IllegalArgumentException(
+              where + " overlap: '" + overlap + "' is not one of forbid, bufferOne, skip");
+    };
   }
 
   private static Schedule readSchedule(JsonNode s, String where) {

@@ -8,6 +8,7 @@ import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
@@ -42,7 +43,9 @@ class JobJsonTest {
             .handler("h")
             .fixedRate(Duration.ofHours(1))
             .misfire(Misfire.catchUp(5).within(Duration.ofHours(6)).threshold(Duration.ZERO))
-            .jitter(Duration.ofMinutes(10)));
+            .jitter(Duration.ofMinutes(10)),
+        JobSpec.named("h").handler("h").fixedRate(Duration.ofMinutes(1)).overlap(Overlap.skip()),
+        JobSpec.named("i").handler("h").cron("0 * * * * ?").overlap(Overlap.bufferOne()));
   }
 
   @ParameterizedTest

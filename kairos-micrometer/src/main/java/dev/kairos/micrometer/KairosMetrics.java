@@ -2,6 +2,7 @@ package dev.kairos.micrometer;
 
 import dev.kairos.JobContext;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
 import io.micrometer.core.instrument.Counter;
@@ -49,7 +50,10 @@ public final class KairosMetrics implements SchedulerListener {
   /** Missed fires that a run stands for (made up by catch-up or covered by fire-once). */
   public static final String FIRES_LATE = "kairos.fires.late";
 
-  /** Fires a misfire policy dropped, tagged {@code policy}. */
+  /**
+   * Fires a misfire or overlap policy dropped, tagged {@code policy} ({@code catch_up}, {@code
+   * fire_once}, {@code skip}, {@code overlap_skip}, {@code overlap_buffer_one}).
+   */
   public static final String FIRES_DROPPED = "kairos.fires.dropped";
 
   /** Failed runs that will be retried. */
@@ -218,6 +222,25 @@ public final class KairosMetrics implements SchedulerListener {
   @Override
   public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
     Tags tags = common.and("policy", policyName(policy));
+    if (keyTags) {
+      tags = tags.and("key", key);
+    }
+    Counter.builder(FIRES_DROPPED)
+        .tags(tags)
+        .description("Fires a misfire policy dropped or coalesced")
+        .register(registry)
+        .increment(dropped);
+  }
+
+  /**
+   * Counted under {@link #FIRES_DROPPED} too, with policy {@code overlap_skip} or {@code
+   * overlap_buffer_one}.
+   */
+  @Override
+  public void overlapDropped(String key, Instant oldestDropped, long dropped, Overlap policy) {
+    Tags tags =
+        common.and(
+            "policy", policy instanceof Overlap.Skip ? "overlap_skip" : "overlap_buffer_one");
     if (keyTags) {
       tags = tags.and("key", key);
     }

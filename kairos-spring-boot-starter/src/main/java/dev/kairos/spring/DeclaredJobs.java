@@ -5,6 +5,7 @@ import dev.kairos.Job;
 import dev.kairos.JobContext;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -159,6 +160,13 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     if (!jitter.isEmpty()) {
       spec = spec.jitter(duration(jitter, "jitter", origin));
     }
+    spec =
+        spec.overlap(
+            switch (a.overlap()) {
+              case FORBID -> Overlap.forbid();
+              case BUFFER_ONE -> Overlap.bufferOne();
+              case SKIP -> Overlap.skip();
+            });
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");

@@ -110,6 +110,14 @@ public @interface KairosScheduled {
   String jitter() default "";
 
   /**
+   * What happens to fires that come due while a run is still going ({@code JobSpec.overlap};
+   * default: they wait).
+   *
+   * @return the overlap policy
+   */
+  OverlapPolicy overlap() default OverlapPolicy.FORBID;
+
+  /**
    * Cron only: local times skipped by a daylight-saving gap.
    *
    * @return the gap rule
@@ -153,6 +161,16 @@ public @interface KairosScheduled {
     /** Run once for all missed fires. */
     FIRE_ONCE,
     /** Skip missed fires; wait for the next one. */
+    SKIP
+  }
+
+  /** Overlap policies, as {@link dev.kairos.Overlap}'s factories. */
+  enum OverlapPolicy {
+    /** Fires that came due during a run wait for it (the default). */
+    FORBID,
+    /** Only the newest fire that came due during a run waits; older ones are dropped. */
+    BUFFER_ONE,
+    /** Fires that came due during a run are dropped. */
     SKIP
   }
 }

@@ -8,6 +8,7 @@ import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
@@ -914,6 +915,9 @@ public abstract class JobStoreContract {
             base.cron("0 0 2 * * ?", paris)
                 .jitter(Duration.ofMinutes(30))
                 .misfire(Misfire.catchUp().within(Duration.ofDays(2))),
+            base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.skip()),
+            base.cron("0 0 2 * * ?", paris).overlap(Overlap.bufferOne()),
+            base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.forbid()),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.backoff(5, Duration.ofMillis(1500))),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
             base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),
@@ -949,7 +953,11 @@ public abstract class JobStoreContract {
                 .jitter(Duration.ofSeconds(1)),
             base.misfire(Misfire.catchUp().within(Duration.ofHours(2)))
                 .jitter(Duration.ofSeconds(2)),
-            base.misfire(Misfire.catchUp()).jitter(Duration.ofSeconds(2)));
+            base.misfire(Misfire.catchUp()).jitter(Duration.ofSeconds(2)),
+            base.misfire(Misfire.catchUp()).jitter(Duration.ofSeconds(2)).overlap(Overlap.skip()),
+            base.misfire(Misfire.catchUp())
+                .jitter(Duration.ofSeconds(2))
+                .overlap(Overlap.bufferOne()));
     store.upsert(JobRecord.fresh(base, T0));
     for (JobSpec spec : steps) {
       assertThat(store.upsert(JobRecord.fresh(spec, T0)).change())

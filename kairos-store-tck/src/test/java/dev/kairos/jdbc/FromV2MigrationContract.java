@@ -71,11 +71,11 @@ abstract class FromV2MigrationContract {
     assertThat(schemaVersion()).isEqualTo(Migrations.latest());
     // Flyway adopted the old runner's tables by a baseline at 2 and applied the later scripts;
     // the old runner's rows are kept as they were.
-    assertThat(flywayHistory())
-        .containsExactly(
-            "2 BASELINE",
-            "3 SQL " + Migrations.SCRIPTS.get(2),
-            "4 SQL " + Migrations.SCRIPTS.get(3));
+    List<String> applied = new ArrayList<>(List.of("2 BASELINE"));
+    for (int v = 3; v <= Migrations.latest(); v++) {
+      applied.add(v + " SQL " + Migrations.SCRIPTS.get(v - 1));
+    }
+    assertThat(flywayHistory()).containsExactlyElementsOf(applied);
     assertThat(legacyHistory())
         .containsExactly("1 " + Migrations.SCRIPTS.get(0), "2 " + Migrations.SCRIPTS.get(1));
     assertThat(s.unreadable()).isEmpty();

@@ -110,6 +110,7 @@ abstract class UnreadableRowsContract {
         "catch_up_window = 'an hour'                            | catch_up_window 'an hour' is not an ISO-8601 duration",
         "jitter = 'PT-1S'                                       | jitter must not be negative: PT-1S",
         "jitter = 'PT1M'                                        | jitter PT1M must be shorter than the fixed-rate period PT1M",
+        "overlap_policy = 'SOMETIMES'                           | unknown overlap_policy 'SOMETIMES'",
       })
   void editedRow_neverFired_neverRewritten_listed(String edit, String problem) {
     scheduleGoodAndBad(Misfire.fireOnce());

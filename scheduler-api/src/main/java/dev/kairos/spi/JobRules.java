@@ -104,6 +104,9 @@ public final class JobRules {
     }
     checkSchedule(key, spec.schedule());
     checkMisfire(key, spec.misfire());
+    if (spec.overlap() == null) {
+      throw bad(key, "overlap policy is null (Overlap.forbid() is the default)");
+    }
     checkRetry(key, spec.retry());
     spec.jitter().ifPresent(j -> checkJitter(key, spec.schedule(), j));
     spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));

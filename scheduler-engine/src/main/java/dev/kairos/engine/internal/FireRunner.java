@@ -489,7 +489,7 @@ final class FireRunner {
       Instant end,
       RunOutcome outcome,
       Throwable failure) {
-    NextState next = nextState(r, tt, fire, outcome, end);
+    NextState next = nextState(r, tt, fire, outcome, ctx.actualStart(), end);
     return new RunResult(
         r.key(),
         r.version(),
@@ -517,16 +517,21 @@ final class FireRunner {
       JobState state, Instant nextFire, Instant due, FireKind kind, int attempt) {}
 
   private NextState nextState(
-      JobRecord r, Timetable tt, Fire fire, RunOutcome outcome, Instant end) {
+      JobRecord r, Timetable tt, Fire fire, RunOutcome outcome, Instant start, Instant end) {
     if (outcome == RunOutcome.INTERRUPTED) {
       // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
       return new NextState(
           JobState.SCHEDULED, r.nextFireTime(), r.dueTime(), r.dueKind(), r.attempt());
     }
     Instant next =
-        fire.kind() == FireKind.TRIGGER
-            ? r.nextFireTime()
-            : tt.afterRun(fire.scheduled(), end).orElse(null);
+        overlap(
+            r,
+            tt,
+            fire.kind() == FireKind.TRIGGER
+                ? r.nextFireTime()
+                : tt.afterRun(fire.scheduled(), end).orElse(null),
+            start,
+            end);
     boolean paused = r.state() == JobState.PAUSED;
     Instant retryAt = retryAt(r, fire, outcome, end);
     if (retryAt != null && !paused) {
@@ -536,6 +541,25 @@ final class FireRunner {
         next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
     Instant due = state == JobState.SCHEDULED ? Jitter.due(r.spec(), next) : null;
     return new NextState(state, next, due, FireKind.TIMETABLE, 1);
+  }
+
+  /** The fire after a run, once the job's overlap policy has dropped what it drops (reported). */
+  private Instant overlap(JobRecord r, Timetable tt, Instant next, Instant start, Instant end) {
+    OverlapRule.Decision d = OverlapRule.after(tt, r.spec().overlap(), next, start, end);
+    if (d.dropped() > 0) {
+      log.info(
+          "job '{}': overlap policy {} drops {} fire(s) that came due during its run from {}"
+              + " to {} (oldest {}); next fire {}",
+          r.key(),
+          r.spec().overlap(),
+          d.dropped(),
+          start,
+          end,
+          d.oldestDropped(),
+          d.next());
+      listeners.overlapDropped(r.key(), d.oldestDropped(), d.dropped(), r.spec().overlap());
+    }
+    return d.next();
   }
 
   /** When to retry a failed fire, or null if its retry policy is spent (or it was a trigger). */

@@ -2,6 +2,7 @@ package dev.kairos.engine.internal;
 
 import dev.kairos.JobContext;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.SchedulerListener;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,6 +48,11 @@ final class Listeners implements SchedulerListener {
   @Override
   public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
     each("firesDropped", l -> l.firesDropped(key, oldestMissed, dropped, policy));
+  }
+
+  @Override
+  public void overlapDropped(String key, Instant oldestDropped, long dropped, Overlap policy) {
+    each("overlapDropped", l -> l.overlapDropped(key, oldestDropped, dropped, policy));
   }
 
   @Override

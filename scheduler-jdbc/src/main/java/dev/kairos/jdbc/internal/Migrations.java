@@ -31,7 +31,12 @@ import org.slf4j.LoggerFactory;
 public final class Migrations {
   /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
   public static final List<String> SCRIPTS =
-      List.of("V1__jobs.sql", "V2__cluster.sql", "V3__run_history.sql", "V4__catch_up_window.sql");
+      List.of(
+          "V1__jobs.sql",
+          "V2__cluster.sql",
+          "V3__run_history.sql",
+          "V4__catch_up_window.sql",
+          "V5__overlap.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";

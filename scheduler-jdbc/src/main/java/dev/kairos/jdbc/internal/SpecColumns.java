@@ -12,6 +12,7 @@ import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import dev.kairos.Schedule;
 import java.sql.ResultSet;
@@ -48,7 +49,8 @@ final class SpecColumns {
           "catch_up_window",
           "retry_max_attempts",
           "retry_initial_delay",
-          "jitter");
+          "jitter",
+          "overlap_policy");
 
   private SpecColumns() {}
 
@@ -66,7 +68,35 @@ final class SpecColumns {
     Retry r = spec.retry();
     s.bind("retry_max_attempts", r == null ? null : r.maxAttempts())
         .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()))
-        .bind("jitter", text(spec.jitter().orElse(null)));
+        .bind("jitter", text(spec.jitter().orElse(null)))
+        .bind("overlap_policy", spec.overlap() == null ? null : overlapKind(spec.overlap()));
+  }
+
+  private static String overlapKind(Overlap o) {
+    if (o instanceof Overlap.Skip) {
+      return "SKIP";
+    } else if (o instanceof Overlap.BufferOne) {
+      return "BUFFER_ONE";
+    }
+    return "FORBID";
+  }
+
+  /** Null (rows before schema version 5) reads as the default, forbid. */
+  private static Overlap overlap(ResultSet rs) throws SQLException {
+    String kind = rs.getString("overlap_policy");
+    if (kind == null) {
+      return Overlap.forbid();
+    }
+    switch (kind) {
+      case "FORBID":
+        return Overlap.forbid();
+      case "BUFFER_ONE":
+        return Overlap.bufferOne();
+      case "SKIP":
+        return Overlap.skip();
+      default:
+        throw new IllegalArgumentException("unknown overlap_policy '" + kind + "'");
+    }
   }
 
   private static void bindSchedule(SqlStatement<?> s, JobSpec spec) {
@@ -127,7 +157,8 @@ final class SpecColumns {
         .initialDelay(duration(rs, "initial_delay"))
         .misfire(misfire(rs))
         .retry(retry(rs))
-        .jitter(duration(rs, "jitter"));
+        .jitter(duration(rs, "jitter"))
+        .overlap(overlap(rs));
   }
 
   private static Schedule schedule(ResultSet rs) throws SQLException {
