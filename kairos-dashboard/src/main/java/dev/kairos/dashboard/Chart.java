@@ -83,6 +83,7 @@ final class Chart {
       case SUCCESS -> "#2e7d32";
       case FAILURE -> "#c62828";
       case INTERRUPTED -> "#ef6c00";
+      case SKIPPED -> "#9e9e9e";
     };
   }
 }

@@ -171,6 +171,15 @@ public interface JobStore extends StoreSource, AutoCloseable {
   List<RunRecord> history(String key, int limit);
 
   /**
+   * Appends a history entry for fires a misfire or overlap policy dropped ({@link
+   * dev.kairos.RunOutcome#SKIPPED}), trimmed like run history; the job's row is not changed. The
+   * default keeps no such entry (a store written before entries for skipped fires existed).
+   *
+   * @param skipped the entry
+   */
+  default void recordSkipped(RunRecord skipped) {}
+
+  /**
    * Stored jobs this store cannot or will not read (a row no record maps to, or one that breaks
    * {@link JobRules#checkRecord(JobRecord)}), ordered by key. Such jobs are skipped by {@link #due}
    * and {@link #findAll}, and {@link #find} throws {@link dev.kairos.UnreadableJobException} for

@@ -292,6 +292,19 @@ public final class InMemoryStore implements ClusterStore {
   }
 
   @Override
+  public synchronized void recordSkipped(RunRecord skipped) {
+    dev.kairos.spi.JobRules.checkRun(skipped);
+    if (historyPerJob == 0 || !jobs.containsKey(skipped.key())) {
+      return;
+    }
+    Deque<RunRecord> runs = history.computeIfAbsent(skipped.key(), k -> new ArrayDeque<>());
+    runs.addFirst(skipped);
+    while (runs.size() > historyPerJob) {
+      runs.removeLast();
+    }
+  }
+
+  @Override
   public synchronized List<RunRecord> history(String key, int limit) {
     Deque<RunRecord> runs = history.get(key);
     return runs == null ? List.of() : runs.stream().limit(limit).toList();

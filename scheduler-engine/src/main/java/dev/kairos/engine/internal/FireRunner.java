@@ -2,7 +2,9 @@ package dev.kairos.engine.internal;
 
 import dev.kairos.Job;
 import dev.kairos.JobState;
+import dev.kairos.Misfire;
 import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
@@ -370,14 +372,84 @@ final class FireRunner {
       Instant next = d.nextWhenNoRun().orElse(null);
       JobState state = next == null ? JobState.COMPLETE : JobState.SCHEDULED;
       Instant due = Jitter.due(r.spec(), next);
-      return new Decision(
-          tt, null, replace(r, r.withSchedule(state, next, due, FireKind.TIMETABLE, 1)));
+      JobRecord updated = r.withSchedule(state, next, due, FireKind.TIMETABLE, 1);
+      boolean[] applied = {false};
+      JobRecord stored =
+          retrying(
+                  "updating job '" + r.key() + "'",
+                  () -> {
+                    Optional<JobRecord> x = config.store().replace(updated, r.version());
+                    applied[0] = x.isPresent();
+                    return x.or(() -> config.store().find(r.key())).orElse(null);
+                  })
+              .orElse(null);
+      if (applied[0]) { // this decision took effect (in cluster mode: no other instance's did)
+        recordSkipped(r.key(), tt, r.nextFireTime(), d.dropped(), r.spec().misfire().toString());
+      }
+      return new Decision(tt, null, stored);
     }
-    return new Decision(tt, new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE), null);
+    return new Decision(tt, fire(d, r.nextFireTime(), r.spec().misfire()), null);
   }
 
-  /** One fire to run: its scheduled time, attempt, missed fires it stands for, and why. */
-  record Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {}
+  /**
+   * The fire a misfire decision runs, with the fires it drops (not those it coalesces: the run's
+   * missed fires count them).
+   */
+  private static Fire fire(MisfireRule.Decision d, Instant oldestMissed, Misfire policy) {
+    boolean coalesces = policy instanceof Misfire.FireOnce;
+    return new Fire(
+        d.fire(),
+        1,
+        d.missedFires(),
+        FireKind.TIMETABLE,
+        coalesces ? 0 : d.dropped(),
+        coalesces || d.dropped() == 0 ? null : oldestMissed);
+  }
+
+  /**
+   * One fire to run: its scheduled time, attempt, missed fires it stands for, and why; and the
+   * fires its misfire policy dropped to run it (recorded in the history when it starts).
+   */
+  record Fire(
+      Instant scheduled,
+      int attempt,
+      int missedFires,
+      FireKind kind,
+      long dropped,
+      Instant oldestDropped) {
+    Fire(Instant scheduled, int attempt, int missedFires, FireKind kind) {
+      this(scheduled, attempt, missedFires, kind, 0, null);
+    }
+  }
+
+  /**
+   * Appends a history entry for {@code count} fires from {@code oldest} that a policy dropped; a
+   * store failure costs the entry only (logged), never the fire.
+   */
+  private void recordSkipped(String key, Timetable tt, Instant oldest, long count, String policy) {
+    if (count <= 0 || oldest == null) {
+      return;
+    }
+    Instant newest = tt.nth(oldest, count - 1).orElse(oldest);
+    Instant now = config.time().now();
+    RunRecord entry =
+        new RunRecord(
+            key,
+            oldest,
+            now,
+            now,
+            RunOutcome.SKIPPED,
+            "skipped " + count + " fire(s) from " + oldest + " to " + newest + " by " + policy,
+            1,
+            config.instanceId(),
+            false,
+            (int) Math.min(count, Integer.MAX_VALUE));
+    try {
+      config.store().recordSkipped(entry);
+    } catch (RuntimeException ex) {
+      log.warn("job '{}': the history entry '{}' could not be written", key, entry.error(), ex);
+    }
+  }
 
   /**
    * Runs a decided fire.
@@ -429,6 +501,7 @@ final class FireRunner {
       }
       markStarted(e, r, fire.scheduled(), start);
     }
+    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire().toString());
     RunContext ctx =
         new RunContext(
             r.key(),
@@ -558,6 +631,7 @@ final class FireRunner {
           d.oldestDropped(),
           d.next());
       listeners.overlapDropped(r.key(), d.oldestDropped(), d.dropped(), r.spec().overlap());
+      recordSkipped(r.key(), tt, d.oldestDropped(), d.dropped(), "overlap " + r.spec().overlap());
     }
     return d.next();
   }
@@ -685,7 +759,7 @@ final class FireRunner {
         fire.scheduled(),
         claimedAt,
         d.fire());
-    return new Fire(d.fire(), 1, d.missedFires(), FireKind.TIMETABLE);
+    return fire(d, claimed.nextFireTime(), claimed.spec().misfire());
   }
 
   /** Most fires claimed in one store call (cluster mode, a store that batches runs). */

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kairos.JobSpec;
 import dev.kairos.Misfire;
 import dev.kairos.Overlap;
+import dev.kairos.RunOutcome;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
@@ -79,6 +80,18 @@ class OverlapPolicyTest {
     assertThat(h.fires()).containsExactly(100L, 500L, 600L, 700L);
     assertThat(h.starts()).containsExactly(100L, 500L, 600L, 700L);
     assertThat(dropped).containsExactly("j 200 x3 skip");
+    assertThat(h.scheduler.history("j", 10))
+        .filteredOn(r -> r.outcome() == RunOutcome.SKIPPED)
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(Harness.ms(r.scheduledFireTime())).isEqualTo(200L);
+              assertThat(r.missedFires()).isEqualTo(3);
+              assertThat(r.error())
+                  .isEqualTo(
+                      "skipped 3 fire(s) from 2026-01-05T00:00:00.200Z to"
+                          + " 2026-01-05T00:00:00.400Z by overlap skip");
+            });
   }
 
   @Test

@@ -620,6 +620,27 @@ public final class JdbcJobStore implements ClusterStore {
     }
   }
 
+  /**
+   * Appends the entry in one transaction, with the job's row locked, so that an entry never
+   * outlives a job deleted meanwhile; then trims the job's history to {@code historyPerJob}.
+   */
+  @Override
+  public void recordSkipped(RunRecord skipped) {
+    JobRules.checkRun(skipped);
+    if (settings.historyPerJob() == 0) {
+      return;
+    }
+    database.inTransaction(
+        "recording skipped fires of job '" + skipped.key() + "'",
+        h -> {
+          if (tables().jobs().find(h, skipped.key(), true).isPresent()) {
+            runs.insert(h, skipped);
+            runs.keepNewest(h, skipped.key(), settings.historyPerJob());
+          }
+          return null;
+        });
+  }
+
   @Override
   public List<RunRecord> history(String key, int limit) {
     if (limit < 0) {

@@ -62,6 +62,22 @@ public final class RunTable {
     batch.execute();
   }
 
+  /** Appends one history entry as it is (an entry for skipped fires, say). */
+  public void insert(Handle h, RunRecord r) {
+    h.createUpdate(insert)
+        .bind("key", r.key())
+        .bind("scheduled", decimal(r.scheduledFireTime()))
+        .bind("start", decimal(r.start()))
+        .bind("end", decimal(r.end()))
+        .bind("outcome", r.outcome().name())
+        .bind("error", JobRows.trim(r.error()))
+        .bind("attempt", r.attempt())
+        .bind("instance", r.instance())
+        .bind("recovery", r.recovery())
+        .bind("missed", r.missedFires())
+        .execute();
+  }
+
   private static PreparedBatch bind(PreparedBatch s, RunResult x) {
     return s.bind("key", x.key())
         .bind("scheduled", decimal(x.scheduledFireTime()))
