@@ -409,7 +409,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   .orElseThrow()
                   .get("n"))
           .asString()
-          .isEqualTo(String.valueOf(Migrations.latest()));
+          .isEqualTo(String.valueOf(Migrations.SCRIPTS.size()));
     } finally {
       pool.shutdownNow();
       stores.forEach(JdbcStore::close);
@@ -552,7 +552,10 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   + p
                   + "schema_version (version INTEGER NOT NULL PRIMARY KEY, script VARCHAR(200)"
                   + " NOT NULL, installed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
-      for (String script : Migrations.SCRIPTS.subList(0, version)) {
+      for (String script : Migrations.SCRIPTS) {
+        if (Migrations.version(script) > version) {
+          break;
+        }
         for (String sql : statements(dialect, script, p)) {
           database().execute(sql);
         }
@@ -561,7 +564,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                 "INSERT INTO "
                     + p
                     + "schema_version (version, script) VALUES ("
-                    + (Migrations.SCRIPTS.indexOf(script) + 1)
+                    + Migrations.version(script)
                     + ", '"
                     + script
                     + "')");

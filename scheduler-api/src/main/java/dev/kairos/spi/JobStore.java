@@ -234,8 +234,8 @@ public interface JobStore extends StoreSource, AutoCloseable {
 
   /**
    * Queues a {@link BackfillSlot.State#PENDING PENDING} slot of the job for each fire time the
-   * store holds no slot of the job for (in any state), in one write. The engine has checked that
-   * the job exists; the store need not.
+   * store holds no slot of the job for (in any state), in one write; nothing if no job has the key
+   * (then or during the write: a job deleted meanwhile leaves no slot behind).
    *
    * @param key the job's key
    * @param fireTimes the slots, distinct and ascending

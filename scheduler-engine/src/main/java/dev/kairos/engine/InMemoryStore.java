@@ -307,6 +307,9 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized int addBackfill(String key, List<Instant> fireTimes) {
+    if (!jobs.containsKey(key)) {
+      return 0;
+    }
     TreeMap<Instant, BackfillSlot> slots = backfill.computeIfAbsent(key, k -> new TreeMap<>());
     int added = 0;
     for (Instant t : fireTimes) {

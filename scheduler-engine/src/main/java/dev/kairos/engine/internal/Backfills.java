@@ -49,8 +49,9 @@ import org.slf4j.LoggerFactory;
  * the job is not excluded (the job row's claim is not taken).
  *
  * <p>A paused job's slots wait (the pass skips it until resumed); a job whose handler is not
- * registered here waits for an instance that has it; a job deleted meanwhile has its stray slots
- * deleted. Jitter is not applied: a slot runs as soon as the pass reaches it.
+ * registered here waits for an instance that has it; deleting a job deletes its slots in the same
+ * store call, and queueing locks the job first, so no slot outlives its job. Jitter is not applied:
+ * a slot runs as soon as the pass reaches it.
  */
 final class Backfills implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(Backfills.class);
@@ -310,7 +311,7 @@ final class Backfills implements Runnable {
     return ran;
   }
 
-  /** The job, if its slot may run here now; deletes the slots of a job that is gone. */
+  /** The job, if its slot may run here now. */
   private Optional<JobRecord> runnable(String key) {
     Optional<JobRecord> job;
     try {
@@ -322,8 +323,7 @@ final class Backfills implements Runnable {
       return Optional.empty();
     }
     if (job.isEmpty()) {
-      config.store().delete(key); // slots queued as the job was deleted elsewhere
-      return job;
+      return job; // deleted since the pass read its slot, which went with it
     }
     JobRecord r = job.get();
     if (r.state() == JobState.PAUSED) {

@@ -62,6 +62,22 @@ public final class RunTable {
     batch.execute();
   }
 
+  /** Appends one run given as its history record (a backfill run's). */
+  public void insert(Handle h, RunRecord x) {
+    h.createUpdate(insert)
+        .bind("key", x.key())
+        .bind("scheduled", decimal(x.scheduledFireTime()))
+        .bind("start", decimal(x.start()))
+        .bind("end", decimal(x.end()))
+        .bind("outcome", x.outcome().name())
+        .bind("error", JobRows.trim(x.error()))
+        .bind("attempt", x.attempt())
+        .bind("instance", x.instance())
+        .bind("recovery", x.recovery())
+        .bind("missed", x.missedFires())
+        .execute();
+  }
+
   private static PreparedBatch bind(PreparedBatch s, RunResult x) {
     return s.bind("key", x.key())
         .bind("scheduled", decimal(x.scheduledFireTime()))
