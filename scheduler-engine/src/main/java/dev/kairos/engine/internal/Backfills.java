@@ -42,7 +42,8 @@ import org.slf4j.LoggerFactory;
  * runs once among live instances. A claim whose instance died is given back by {@link
  * JobStore#releaseBackfill}: at start for a single instance (every claim is then a crashed run's),
  * in cluster mode at each pass for instances no longer live; the slot then runs again (at least
- * once). A written-back slot that the store failed to take is retried at the next pass.
+ * once). A run cut off by {@code close()} is not written back, so it runs again the same way. A
+ * written-back slot that the store failed to take is retried at the next pass.
  *
  * <p>Overlap: the handler call goes through {@link RunGate}, so on this instance a backfill run and
  * a regular run of the same job never overlap. In cluster mode another instance's regular run of
@@ -369,6 +370,13 @@ final class Backfills implements Runnable {
     } else {
       log.warn("job '{}': backfill run of slot {} failed", r.key(), fire, failure);
       listeners.runFailed(ctx, failure, false);
+    }
+    if (outcome == RunOutcome.INTERRUPTED) {
+      // Cut off by close(): the claim stays, so the slot runs again after a restart (the
+      // claim is given back at start) or on another instance (once this one is no longer live).
+      log.info("job '{}': backfill run of slot {} interrupted by close; runs again", r.key(), fire);
+      Thread.currentThread().interrupt();
+      return;
     }
     String error = failure == null ? null : trim(failure.toString());
     RunRecord run =
