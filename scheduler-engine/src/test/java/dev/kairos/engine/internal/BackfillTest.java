@@ -218,4 +218,32 @@ class BackfillTest {
 
     assertThat(h.scheduler.backfill("report", t(ofHours(-1)), t(ofHours(-1)))).isZero();
   }
+
+  /** The README's worked example. */
+  @Test
+  void readmeExample_sixHourlyReport() {
+    Harness h = new Harness(ctx -> {});
+    Instant jan = Instant.parse("2026-01-01T00:00:00Z");
+    h.clock.set(Instant.parse("2026-01-09T12:00:00Z"));
+    h.scheduler.schedule(JobSpec.named("report").handler("h").fixedRate(ofHours(6)).startAt(jan));
+    Instant jan5 = Instant.parse("2026-01-05T00:00:00Z");
+
+    assertThat(h.scheduler.backfill("report", jan5, jan5.plus(ofHours(24)))).isEqualTo(4);
+    assertThat(h.scheduler.backfill("report", jan5, jan5.plus(ofHours(24)))).isZero();
+    assertThat(h.scheduler.backfill("report", jan5.plus(ofHours(12)), jan5.plus(ofHours(36))))
+        .isEqualTo(2);
+    assertThatThrownBy(
+            () -> h.scheduler.backfill("report", jan5, Instant.parse("2026-01-10T00:00:00Z")))
+        .hasMessageContaining("in the future");
+    h.scheduler.runBackfill();
+
+    assertThat(slots(h))
+        .containsExactly(
+            jan5,
+            jan5.plus(ofHours(6)),
+            jan5.plus(ofHours(12)),
+            jan5.plus(ofHours(18)),
+            jan5.plus(ofHours(24)),
+            jan5.plus(ofHours(30)));
+  }
 }
