@@ -233,27 +233,39 @@ final class Backfills implements Runnable {
     return total;
   }
 
-  /** The thread: a pass whenever woken or every {@link #POLL}, until stopped. */
+  /**
+   * The thread: a pass whenever woken, until stopped. It also looks every {@link #POLL} in cluster
+   * mode (another instance's backfill, a dead instance's claim), after a failure, and while a
+   * write-back waits for a retry; one instance alone is woken by {@code backfill()} and {@code
+   * resume()}, the only ways its runnable slots change.
+   */
   @Override
   public void run() {
-    while (awaitWork()) {
+    boolean timed = true; // the first pass (at start) continues what a restart left
+    while (awaitWork(timed)) {
       try {
         while (!closing.getAsBoolean() && pass() > 0) {
           // a job's next slot is offered once the one before is done: pass again
         }
+        timed = cluster != null || !unwritten.isEmpty();
       } catch (RuntimeException e) {
         log.warn("backfill pass failed; retrying in {}", POLL, e);
+        timed = true;
       }
     }
   }
 
-  /** Waits until woken or the poll interval passed; false once stopped. */
-  private boolean awaitWork() {
+  /** Waits until woken (or, if timed, the poll interval passed); false once stopped. */
+  private boolean awaitWork(boolean timed) {
     lock.lock();
     try {
       long left = POLL.toNanos();
       while (!signalled && !stopped && left > 0) {
-        left = work.awaitNanos(left);
+        if (timed) {
+          left = work.awaitNanos(left);
+        } else {
+          work.await();
+        }
       }
       signalled = false;
       return !stopped;

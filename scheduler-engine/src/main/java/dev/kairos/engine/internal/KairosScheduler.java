@@ -736,20 +736,28 @@ public final class KairosScheduler implements Scheduler {
       return;
     }
     closing = true;
+    backfills.stop(); // no backfill run starts from here on
     dispatcher.shutdown();
     config.time().removeListener(wake);
     long graceNanos = config.gracePeriod().toNanos();
-    joinUntil(System.nanoTime() + graceNanos);
+    long graceDeadline = System.nanoTime() + graceNanos;
+    joinUntil(graceDeadline);
+    joinBackfill(graceDeadline);
     long interruptDeadline = System.nanoTime() + INTERRUPT_WAIT.toNanos();
-    if (workers.stream().anyMatch(Thread::isAlive)) {
+    boolean backfilling = backfillThread != null && backfillThread.isAlive();
+    if (backfilling || workers.stream().anyMatch(Thread::isAlive)) {
       log.warn(
-          "grace period {} over; interrupting running job(s) {}",
+          "grace period {} over; interrupting running job(s) {}{}",
           config.gracePeriod(),
-          dispatcher.runningKeys());
+          dispatcher.runningKeys(),
+          backfilling ? " and the backfill run" : "");
       workers.forEach(Thread::interrupt);
+      if (backfilling) {
+        backfillThread.interrupt(); // together: a worker may wait for it (RunGate)
+      }
       joinUntil(interruptDeadline);
+      joinBackfill(interruptDeadline);
     }
-    stopBackfill(System.nanoTime() + graceNanos, interruptDeadline);
     stopClusterSync(interruptDeadline);
     if (!runner.stopWriteBackQueue(
         Math.max(interruptDeadline, System.nanoTime() + 1_000_000_000L))) {
@@ -776,16 +784,10 @@ public final class KairosScheduler implements Scheduler {
     log.info("Kairos instance {} closed", config.instanceId());
   }
 
-  /** Lets the backfill run in progress finish within the grace period, then interrupts it. */
-  private void stopBackfill(long graceDeadline, long interruptDeadline) {
-    backfills.stop();
-    if (backfillThread == null) {
-      return;
-    }
-    Backfills.join(backfillThread, graceDeadline);
-    if (backfillThread.isAlive()) {
-      backfillThread.interrupt();
-      Backfills.join(backfillThread, interruptDeadline);
+  /** Waits for the backfill thread (stopped by close) until the deadline (System.nanoTime()). */
+  private void joinBackfill(long deadlineNanos) {
+    if (backfillThread != null && backfillThread.isAlive()) {
+      Backfills.join(backfillThread, deadlineNanos);
     }
   }
 
