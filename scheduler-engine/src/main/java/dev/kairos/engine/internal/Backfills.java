@@ -78,6 +78,12 @@ final class Backfills implements Runnable {
    */
   private final List<RunRecord> unwritten = new ArrayList<>();
 
+  /**
+   * Cluster mode: when (System.nanoTime()) to look next for claims of dead instances, every third
+   * of a lease, as the cluster sync looks for expired fire claims. Only the running thread.
+   */
+  private long nextRelease = System.nanoTime();
+
   /** Keys already warned about (unreadable, handler missing), so each is logged once. */
   private final Set<String> warned = ConcurrentHashMap.newKeySet();
 
@@ -303,7 +309,8 @@ final class Backfills implements Runnable {
   private int pass() {
     JobStore store = config.store();
     retryUnwritten();
-    if (cluster != null) {
+    if (cluster != null && System.nanoTime() - nextRelease >= 0) {
+      nextRelease = System.nanoTime() + config.cluster().lease().toNanos() / 3;
       List<String> live = cluster.liveInstances(config.cluster().lease());
       if (live.contains(config.instanceId())) { // an answer that includes us is one to trust
         store.releaseBackfill(live);
