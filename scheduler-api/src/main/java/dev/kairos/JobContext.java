@@ -66,4 +66,15 @@ public interface JobContext {
    * @return whether this run is a recovery
    */
   boolean recovery();
+
+  /**
+   * True when this run was queued by {@link Scheduler#backfill}: it re-runs a past slot of the
+   * job's timetable ({@link #scheduledFireTime()}), outside the job's schedule, which it does not
+   * move.
+   *
+   * @return whether this run is a backfill run; false by default
+   */
+  default boolean backfill() {
+    return false;
+  }
 }

@@ -110,6 +110,36 @@ public interface Scheduler extends AutoCloseable {
   boolean unschedule(String key);
 
   /**
+   * Queues, durably, a run of every slot of the job's timetable in [{@code from}, {@code to}) (a
+   * backfill, say after fixing a bug in last week's report) and returns at once; the runs follow in
+   * the background, ascending by slot, one at a time per scheduler instance, each with {@link
+   * JobContext#backfill()} true and {@link JobContext#scheduledFireTime()} the slot. The job's own
+   * schedule is not moved, and no backfill run overlaps a run of the same job on this instance.
+   *
+   * <p>Slots: fixed rate, its timetable (anchored at the start instant, or else at the job's stored
+   * fire times); cron, every match; a one-shot, its single fire if inside the window. A fixed-delay
+   * job has no timetable apart from its runs and is refused. Jitter is not applied.
+   *
+   * <p>Idempotent: a slot queued or run by an earlier backfill of the job is not queued again, so
+   * an overlapping call queues only the new slots. Queued slots survive a restart; in cluster mode
+   * each runs on one live instance (again, as a recovery would, if its instance dies mid-run). A
+   * paused job's slots wait for {@link #resume}; {@link #unschedule} deletes them.
+   *
+   * @param key the job's key
+   * @param from the window's start, inclusive
+   * @param to the window's end, exclusive; not after now, by the scheduler's clock
+   * @return how many slots were newly queued (0 for an empty window or one queued before)
+   * @throws IllegalArgumentException naming the key and the value: no job has the key, {@code from}
+   *     is after {@code to}, {@code to} is in the future, the job has a fixed delay, or the window
+   *     holds more than {@value #MAX_BACKFILL_SLOTS} slots
+   * @throws UnsupportedOperationException if the store does not support backfill
+   */
+  int backfill(String key, java.time.Instant from, java.time.Instant to);
+
+  /** The most slots one {@link #backfill} call queues; a larger window is refused: 100,000. */
+  int MAX_BACKFILL_SLOTS = 100_000;
+
+  /**
    * What the engine holds right now: queued and running jobs, workers, store availability. Reads
    * memory only, so it is cheap enough for a metrics gauge polled every few seconds.
    *

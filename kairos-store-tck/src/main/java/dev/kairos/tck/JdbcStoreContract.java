@@ -11,6 +11,7 @@ import dev.kairos.StoreException;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.jdbc.internal.Migrations;
+import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -201,6 +202,27 @@ public abstract class JdbcStoreContract extends JobStoreContract {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("job 'a'")
         .hasStackTraceContaining(problem);
+  }
+
+  /** A backfill row edited by hand is refused (logged with its key), never offered to run. */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "state = 'MAYBE'",
+        "owner = 'i9'",
+        "state = 'RUNNING'",
+      })
+  void backfill_badSlotRow_neverOffered(String edit) {
+    store.upsert(fresh("a", T0));
+    store.upsert(fresh("b", T0));
+    store.addBackfill("a", List.of(T0.minusSeconds(60)));
+    store.addBackfill("b", List.of(T0.minusSeconds(60)));
+    database().execute("UPDATE " + prefix + "backfill SET " + edit + " WHERE job_key = 'a'");
+
+    assertThat(store.nextBackfill(10)).extracting(BackfillSlot::key).containsExactly("b");
+    assertThat(store.backfillSlots("a")).isEmpty();
+    assertThat(store.claimBackfill("b", T0.minusSeconds(60), "i1")).isTrue();
   }
 
   // ---- text and history limits -----------------------------------------------------------------
@@ -409,7 +431,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   .orElseThrow()
                   .get("n"))
           .asString()
-          .isEqualTo(String.valueOf(Migrations.latest()));
+          .isEqualTo(String.valueOf(Migrations.SCRIPTS.size()));
     } finally {
       pool.shutdownNow();
       stores.forEach(JdbcStore::close);
@@ -552,7 +574,10 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   + p
                   + "schema_version (version INTEGER NOT NULL PRIMARY KEY, script VARCHAR(200)"
                   + " NOT NULL, installed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
-      for (String script : Migrations.SCRIPTS.subList(0, version)) {
+      for (String script : Migrations.SCRIPTS) {
+        if (Migrations.version(script) > version) {
+          break;
+        }
         for (String sql : statements(dialect, script, p)) {
           database().execute(sql);
         }
@@ -561,7 +586,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                 "INSERT INTO "
                     + p
                     + "schema_version (version, script) VALUES ("
-                    + (Migrations.SCRIPTS.indexOf(script) + 1)
+                    + Migrations.version(script)
                     + ", '"
                     + script
                     + "')");

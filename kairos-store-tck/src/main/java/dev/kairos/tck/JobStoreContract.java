@@ -17,6 +17,7 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
+import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -1057,5 +1058,156 @@ public abstract class JobStoreContract {
     assertThat(store.due(null, T0.plusNanos(4), 10))
         .extracting(JobRecord::key)
         .containsExactly("n4", "n3", "n2", "n1");
+  }
+
+  // ---- backfill ------------------------------------------------------------------------------
+
+  private static Instant minutes(int n) {
+    return T0.plusSeconds(60L * n);
+  }
+
+  private static RunRecord backfillRun(String key, Instant fire, String instance) {
+    return new RunRecord(
+        key, fire, T0, T0.plusSeconds(1), RunOutcome.SUCCESS, null, 1, instance, false, 0);
+  }
+
+  private List<BackfillSlot> slotsOf(String key) {
+    return store.backfillSlots(key);
+  }
+
+  @Test
+  void addBackfill_queuesEachFireTimeOnceAsPending() {
+    store.upsert(fresh("a", T0));
+
+    assertThat(store.addBackfill("a", List.of(minutes(-3), minutes(-2), minutes(-1)))).isEqualTo(3);
+    assertThat(store.addBackfill("a", List.of(minutes(-2), minutes(-1), T0))).isEqualTo(1);
+
+    assertThat(slotsOf("a"))
+        .extracting(BackfillSlot::fireTime, BackfillSlot::state, BackfillSlot::owner)
+        .containsExactly(
+            tuple(minutes(-3), BackfillSlot.State.PENDING, null),
+            tuple(minutes(-2), BackfillSlot.State.PENDING, null),
+            tuple(minutes(-1), BackfillSlot.State.PENDING, null),
+            tuple(T0, BackfillSlot.State.PENDING, null));
+  }
+
+  @Test
+  void addBackfill_unknownJob_queuesNothing() {
+    assertThat(store.addBackfill("nope", List.of(T0))).isZero();
+
+    assertThat(slotsOf("nope")).isEmpty();
+    assertThat(store.nextBackfill(10)).isEmpty();
+  }
+
+  @Test
+  void addBackfill_nanosecondsRoundTripExactly() {
+    store.upsert(fresh("a", T0));
+    Instant fire = T0.minusNanos(1);
+
+    store.addBackfill("a", List.of(fire));
+
+    assertThat(store.nextBackfill(10)).extracting(BackfillSlot::fireTime).containsExactly(fire);
+    assertThat(store.addBackfill("a", List.of(fire))).isZero();
+  }
+
+  /** Per job, its earliest slot not done, if pending; ordered by (fire time, key), limited. */
+  @Test
+  void nextBackfill_earliestPendingSlotPerJob_inFireTimeThenKeyOrder() {
+    store.upsert(fresh("a", T0));
+    store.upsert(fresh("b", T0));
+    store.upsert(fresh("c", T0));
+    store.addBackfill("a", List.of(minutes(-3), minutes(-1)));
+    store.addBackfill("b", List.of(minutes(-2)));
+    store.addBackfill("c", List.of(minutes(-2)));
+
+    assertThat(store.nextBackfill(10))
+        .extracting(BackfillSlot::key, BackfillSlot::fireTime)
+        .containsExactly(tuple("a", minutes(-3)), tuple("b", minutes(-2)), tuple("c", minutes(-2)));
+
+    assertThat(store.claimBackfill("a", minutes(-3), "i1")).isTrue();
+    assertThat(store.nextBackfill(10))
+        .extracting(BackfillSlot::key)
+        .containsExactly("b", "c"); // a's earliest is running: its next waits
+
+    assertThat(store.finishBackfill(backfillRun("a", minutes(-3), "i1"), "i1")).isTrue();
+    assertThat(store.nextBackfill(10))
+        .extracting(BackfillSlot::key, BackfillSlot::fireTime)
+        .containsExactly(tuple("b", minutes(-2)), tuple("c", minutes(-2)), tuple("a", minutes(-1)));
+    assertThat(store.nextBackfill(1))
+        .extracting(BackfillSlot::key, BackfillSlot::fireTime)
+        .containsExactly(tuple("b", minutes(-2)));
+  }
+
+  @Test
+  void claimBackfill_pendingOnly_onceAmongInstances() {
+    store.upsert(fresh("a", T0));
+    store.addBackfill("a", List.of(minutes(-1)));
+
+    assertThat(store.claimBackfill("a", minutes(-1), "i1")).isTrue();
+    assertThat(store.claimBackfill("a", minutes(-1), "i2")).isFalse();
+    assertThat(store.claimBackfill("a", minutes(-2), "i2")).isFalse();
+    assertThat(store.claimBackfill("nope", minutes(-1), "i2")).isFalse();
+
+    assertThat(slotsOf("a"))
+        .extracting(BackfillSlot::state, BackfillSlot::owner)
+        .containsExactly(tuple(BackfillSlot.State.RUNNING, "i1"));
+  }
+
+  @Test
+  void finishBackfill_byOwner_doneWithHistoryRow_neverQueuedAgain() {
+    JobRecord r = store.upsert(fresh("a", T0)).record();
+    store.addBackfill("a", List.of(minutes(-1)));
+    store.claimBackfill("a", minutes(-1), "i1");
+
+    assertThat(store.finishBackfill(backfillRun("a", minutes(-1), "i2"), "i2")).isFalse();
+    assertThat(store.finishBackfill(backfillRun("a", minutes(-1), "i1"), "i1")).isTrue();
+
+    assertThat(slotsOf("a"))
+        .extracting(BackfillSlot::state, BackfillSlot::owner)
+        .containsExactly(tuple(BackfillSlot.State.DONE, null));
+    assertThat(store.history("a", 10))
+        .extracting(RunRecord::scheduledFireTime, RunRecord::instance)
+        .contains(tuple(minutes(-1), "i1"));
+    assertThat(store.addBackfill("a", List.of(minutes(-1)))).isZero();
+    assertThat(store.nextBackfill(10)).isEmpty();
+    assertThat(store.find("a")).contains(r); // the job's own row is left alone
+  }
+
+  @Test
+  void releaseBackfill_givesBackClaimsOfInstancesNotLive() {
+    store.upsert(fresh("a", T0));
+    store.upsert(fresh("b", T0));
+    store.addBackfill("a", List.of(minutes(-1)));
+    store.addBackfill("b", List.of(minutes(-1)));
+    store.claimBackfill("a", minutes(-1), "i1");
+    store.claimBackfill("b", minutes(-1), "i2");
+
+    assertThat(store.releaseBackfill(List.of("i1"))).isEqualTo(1);
+    assertThat(slotsOf("a"))
+        .extracting(BackfillSlot::state)
+        .containsExactly(BackfillSlot.State.RUNNING);
+    assertThat(slotsOf("b"))
+        .extracting(BackfillSlot::state)
+        .containsExactly(BackfillSlot.State.PENDING);
+
+    assertThat(store.releaseBackfill(List.of())).isEqualTo(1);
+    assertThat(store.nextBackfill(10)).extracting(BackfillSlot::key).containsExactly("a", "b");
+  }
+
+  @Test
+  void delete_deletesTheJobsBackfillSlots() {
+    store.upsert(fresh("a", T0));
+    store.upsert(fresh("b", T0));
+    store.addBackfill("a", List.of(minutes(-1)));
+    store.addBackfill("b", List.of(minutes(-1)));
+
+    store.delete("a");
+    store.deleteAll(List.of("b"));
+
+    assertThat(slotsOf("a")).isEmpty();
+    assertThat(slotsOf("b")).isEmpty();
+    assertThat(store.nextBackfill(10)).isEmpty();
+    store.upsert(fresh("a", T0));
+    assertThat(store.addBackfill("a", List.of(minutes(-1)))).isEqualTo(1);
   }
 }

@@ -69,7 +69,7 @@ public interface JobStore extends StoreSource, AutoCloseable {
   Optional<JobRecord> replace(JobRecord updated, long expectedVersion);
 
   /**
-   * Deletes the job and its history. Returns false if there was none.
+   * Deletes the job, its history and its backfill slots. Returns false if there was none.
    *
    * @param key the job key
    * @return true if the job was deleted
@@ -226,6 +226,96 @@ public interface JobStore extends StoreSource, AutoCloseable {
       }
     }
     return out;
+  }
+
+  // ---- backfill ------------------------------------------------------------------------------
+
+  /*
+   * Backfill slots (Scheduler.backfill) live beside the jobs: one row per (key, fire time), never
+   * queued twice. The engine picks, per job, the earliest slot not yet DONE when it is PENDING
+   * (nextBackfill), so a job's slots run one at a time in order across instances; claims it with a
+   * compare-and-set on its state (claimBackfill); and writes the run's history row with the DONE
+   * state (finishBackfill). A claim whose instance died is given back by releaseBackfill. delete
+   * and deleteAll delete a job's slots with it. The defaults suit a store without backfill:
+   * addBackfill throws UnsupportedOperationException (so Scheduler.backfill does), the queries
+   * find nothing.
+   */
+
+  /**
+   * Queues a {@link BackfillSlot.State#PENDING PENDING} slot of the job for each fire time the
+   * store holds no slot of the job for (in any state), in one write; nothing if no job has the key
+   * (then or during the write: a job deleted meanwhile leaves no slot behind).
+   *
+   * @param key the job's key
+   * @param fireTimes the slots, distinct and ascending
+   * @return how many were new
+   * @throws UnsupportedOperationException by default: the store does not support backfill
+   */
+  default int addBackfill(String key, List<Instant> fireTimes) {
+    throw new UnsupportedOperationException(
+        "store " + this + " does not support backfill (job '" + key + "')");
+  }
+
+  /**
+   * For each job that has slots not yet {@link BackfillSlot.State#DONE DONE}, its earliest such
+   * slot if that one is {@link BackfillSlot.State#PENDING PENDING} (a job whose earliest is RUNNING
+   * has none to give), ordered by (fire time, key), at most {@code limit}.
+   *
+   * @param limit the most slots returned
+   * @return the slots to claim next; empty by default
+   */
+  default List<BackfillSlot> nextBackfill(int limit) {
+    return List.of();
+  }
+
+  /**
+   * Claims a slot: if it is {@link BackfillSlot.State#PENDING PENDING}, it becomes {@link
+   * BackfillSlot.State#RUNNING RUNNING} owned by {@code instance}, decided by the store (of two
+   * instances claiming at once, one wins).
+   *
+   * @param key the job's key
+   * @param fireTime the slot
+   * @param instance the claiming instance
+   * @return true if this call claimed it; false if it is gone or not pending
+   */
+  default boolean claimBackfill(String key, Instant fireTime, String instance) {
+    return false;
+  }
+
+  /**
+   * Writes a slot's finished run in one transaction: the history row {@code run} (as {@link
+   * #runFinished} writes one; the job's own state and statistics are left alone), and the slot
+   * {@link BackfillSlot.State#DONE DONE} if {@code instance} still holds its claim.
+   *
+   * @param run the run, whose key and scheduled fire time name the slot
+   * @param instance the instance that ran it
+   * @return true if the slot was marked done; false if the claim was lost (the slot was released,
+   *     or deleted with its job)
+   */
+  default boolean finishBackfill(RunRecord run, String instance) {
+    return false;
+  }
+
+  /**
+   * Gives back the claims of instances that are gone: every {@link BackfillSlot.State#RUNNING
+   * RUNNING} slot whose owner is not in {@code live} becomes {@link BackfillSlot.State#PENDING
+   * PENDING}. With {@code live} empty (one instance, at its start), every claim is given back.
+   *
+   * @param live the instances whose claims stand
+   * @return how many slots were given back
+   */
+  default int releaseBackfill(Collection<String> live) {
+    return 0;
+  }
+
+  /**
+   * The job's slots in every state, ascending by fire time: for administration and tests.
+   *
+   * @param key the job's key
+   * @return the slots; empty by default
+   */
+  default List<BackfillSlot> backfillSlots(String key) {
+    return List.of();
   }
 
   /** Releases what the store opened (a pool it created); never a user's own data source. */

@@ -2,6 +2,7 @@ package dev.kairos.engine;
 
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
+import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
@@ -39,6 +40,10 @@ public final class InMemoryStore implements ClusterStore {
   private final Map<String, JobRecord> jobs = new TreeMap<>();
   private final NavigableSet<WindowCursor> byDue = new TreeSet<>();
   private final Map<String, Deque<RunRecord>> history = new HashMap<>();
+
+  /** Backfill slots by key, each job's by fire time. */
+  private final Map<String, TreeMap<Instant, BackfillSlot>> backfill = new HashMap<>();
+
   private final int historyPerJob;
   private final boolean keepCompleted;
 
@@ -178,6 +183,7 @@ public final class InMemoryStore implements ClusterStore {
     }
     history.remove(key);
     leases.remove(key);
+    backfill.remove(key);
     if (old != null) {
       logDeletion(key);
     }
@@ -308,6 +314,92 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized List<RunRecord> history(String key, int limit) {
     Deque<RunRecord> runs = history.get(key);
     return runs == null ? List.of() : runs.stream().limit(limit).toList();
+  }
+
+  // ---- backfill ------------------------------------------------------------------------------
+
+  @Override
+  public synchronized int addBackfill(String key, List<Instant> fireTimes) {
+    if (!jobs.containsKey(key)) {
+      return 0;
+    }
+    TreeMap<Instant, BackfillSlot> slots = backfill.computeIfAbsent(key, k -> new TreeMap<>());
+    int added = 0;
+    for (Instant t : fireTimes) {
+      if (slots.putIfAbsent(t, new BackfillSlot(key, t, BackfillSlot.State.PENDING, null))
+          == null) {
+        added++;
+      }
+    }
+    return added;
+  }
+
+  @Override
+  public synchronized List<BackfillSlot> nextBackfill(int limit) {
+    List<BackfillSlot> out = new ArrayList<>();
+    for (TreeMap<Instant, BackfillSlot> slots : backfill.values()) {
+      slots.values().stream()
+          .filter(b -> b.state() != BackfillSlot.State.DONE)
+          .findFirst()
+          .filter(b -> b.state() == BackfillSlot.State.PENDING)
+          .ifPresent(out::add);
+    }
+    out.sort(
+        java.util.Comparator.comparing(BackfillSlot::fireTime).thenComparing(BackfillSlot::key));
+    return out.size() > limit ? List.copyOf(out.subList(0, limit)) : out;
+  }
+
+  @Override
+  public synchronized boolean claimBackfill(String key, Instant fireTime, String instance) {
+    TreeMap<Instant, BackfillSlot> slots = backfill.get(key);
+    BackfillSlot b = slots == null ? null : slots.get(fireTime);
+    if (b == null || b.state() != BackfillSlot.State.PENDING) {
+      return false;
+    }
+    slots.put(fireTime, new BackfillSlot(key, fireTime, BackfillSlot.State.RUNNING, instance));
+    return true;
+  }
+
+  @Override
+  public synchronized boolean finishBackfill(RunRecord run, String instance) {
+    if (historyPerJob > 0) {
+      Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
+      runs.addFirst(run);
+      while (runs.size() > historyPerJob) {
+        runs.removeLast();
+      }
+    }
+    TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
+    BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());
+    if (b == null
+        || b.state() != BackfillSlot.State.RUNNING
+        || !Objects.equals(b.owner(), instance)) {
+      return false;
+    }
+    slots.put(b.fireTime(), new BackfillSlot(b.key(), b.fireTime(), BackfillSlot.State.DONE, null));
+    return true;
+  }
+
+  @Override
+  public synchronized int releaseBackfill(Collection<String> live) {
+    int n = 0;
+    for (TreeMap<Instant, BackfillSlot> slots : backfill.values()) {
+      for (BackfillSlot b : List.copyOf(slots.values())) {
+        if (b.state() == BackfillSlot.State.RUNNING && !live.contains(b.owner())) {
+          slots.put(
+              b.fireTime(),
+              new BackfillSlot(b.key(), b.fireTime(), BackfillSlot.State.PENDING, null));
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  @Override
+  public synchronized List<BackfillSlot> backfillSlots(String key) {
+    TreeMap<Instant, BackfillSlot> slots = backfill.get(key);
+    return slots == null ? List.of() : List.copyOf(slots.values());
   }
 
   /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */

@@ -37,10 +37,11 @@ import javax.sql.DataSource;
  * due, claim, ...) is not on it. The scheduler, and administration tools, reach that through {@link
  * #jobStore()}.
  *
- * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>schema_history} (Flyway),
- * and for cluster mode {@code <prefix>instances}, {@code <prefix>deleted_jobs}) are created or
- * upgraded by {@link #open()}, unless {@link Builder#createSchema(boolean) createSchema(false)}:
- * the DDL ships as {@code dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
+ * <p>Tables ({@code <prefix>jobs}, {@code <prefix>runs}, {@code <prefix>backfill}, {@code
+ * <prefix>schema_history} (Flyway), and for cluster mode {@code <prefix>instances}, {@code
+ * <prefix>deleted_jobs}) are created or upgraded by {@link #open()}, unless {@link
+ * Builder#createSchema(boolean) createSchema(false)}: the DDL ships as {@code
+ * dev/kairos/jdbc/{h2,postgresql}/V<n>__*.sql}.
  *
  * <p>A row that does not map to a job (edited by hand, say, to an unknown schedule kind), or maps
  * to one that breaks {@link JobRules} (a zero period, a retry without its fire time, a key with a

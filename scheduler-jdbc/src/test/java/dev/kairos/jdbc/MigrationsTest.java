@@ -60,9 +60,7 @@ class MigrationsTest {
           .containsExactlyElementsOf(Migrations.SCRIPTS);
       assertThat(Stream.of(pending).map(i -> i.getVersion().getVersion()))
           .containsExactlyElementsOf(
-              java.util.stream.IntStream.rangeClosed(1, Migrations.latest())
-                  .mapToObj(String::valueOf)
-                  .toList());
+              Migrations.SCRIPTS.stream().map(x -> String.valueOf(Migrations.version(x))).toList());
     }
   }
 

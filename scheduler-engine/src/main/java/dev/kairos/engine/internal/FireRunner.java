@@ -47,6 +47,9 @@ final class FireRunner {
   private final StoreHealth health;
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
 
+  /** Keeps this instance's backfill runs of a job apart from its regular runs. */
+  final RunGate gate = new RunGate();
+
   /**
    * The scheduler's lock of schedule changes: a trigger requested during a run is applied under it,
    * so that it and a {@code pause()} (which cancels pending triggers under the same lock) happen
@@ -520,7 +523,8 @@ final class FireRunner {
     long handlerBegin = System.nanoTime();
     inHandler.incrementAndGet();
     try {
-      config.handlers().get(r.spec().handler()).run(ctx);
+      Job job = config.handlers().get(r.spec().handler());
+      gate.regular(r.key(), () -> job.run(ctx)); // never beside a backfill run of the job
     } catch (InterruptedException ie) {
       failure = ie;
       outcome = closing.getAsBoolean() ? RunOutcome.INTERRUPTED : RunOutcome.FAILURE;

@@ -71,6 +71,11 @@ public final class KairosScheduler implements Scheduler {
   private final EngineConfig config;
   private final Dispatcher dispatcher;
   private final FireRunner runner;
+  private final Backfills backfills;
+
+  /** Runs the queued backfill slots; null before start(). */
+  private Thread backfillThread;
+
   private final SpecValidator validator;
   private final ReentrantLock changes = new ReentrantLock();
   private final List<Thread> workers = new ArrayList<>();
@@ -101,9 +106,9 @@ public final class KairosScheduler implements Scheduler {
   public KairosScheduler(EngineConfig config) {
     this.config = config;
     this.dispatcher = new Dispatcher(config.time(), config.windowSize());
-    this.runner =
-        new FireRunner(
-            config, dispatcher, new Listeners(config.listeners()), () -> closing, health, changes);
+    Listeners listeners = new Listeners(config.listeners());
+    this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
+    this.backfills = new Backfills(config, listeners, runner.gate, () -> closing);
     this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
     this.wake = dispatcher::wake;
   }
@@ -122,6 +127,9 @@ public final class KairosScheduler implements Scheduler {
         workers.add(t);
         t.start();
       }
+      backfillThread = new Thread(backfills, "kairos-backfill-" + config.instanceId());
+      backfillThread.setDaemon(true);
+      backfillThread.start();
       if (clusterSync != null) {
         clusterThread = new Thread(clusterSync, "kairos-cluster-" + config.instanceId());
         clusterThread.setDaemon(true);
@@ -158,6 +166,7 @@ public final class KairosScheduler implements Scheduler {
         throw e;
       }
       config.time().addListener(wake);
+      backfills.recover();
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
         clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
       }
@@ -267,6 +276,17 @@ public final class KairosScheduler implements Scheduler {
       }
     }
     return n;
+  }
+
+  /**
+   * Step API for tests: runs, on the calling thread, every queued backfill slot that can run now
+   * (of jobs not paused, with a registered handler), each job's in order.
+   *
+   * @return how many slots ran
+   */
+  public int runBackfill() {
+    open();
+    return backfills.runPending();
   }
 
   /** When the scheduler next has work: a due fire or a window load (step API). */
@@ -416,7 +436,29 @@ public final class KairosScheduler implements Scheduler {
 
   @Override
   public boolean resume(String key) {
-    return change(key, KairosScheduler::resumed);
+    boolean found = change(key, KairosScheduler::resumed);
+    backfills.wake(); // its held backfill slots may run now
+    return found;
+  }
+
+  @Override
+  public int backfill(String key, Instant from, Instant to) {
+    requireKey(key);
+    Objects.requireNonNull(from, "from must not be null");
+    Objects.requireNonNull(to, "to must not be null");
+    checkNotClosed();
+    changes.lock(); // an unschedule() of the job cannot slip between the read and the write
+    try {
+      JobRecord job =
+          config
+              .store()
+              .find(key)
+              .orElseThrow(
+                  () -> new IllegalArgumentException("backfill: no job has the key '" + key + "'"));
+      return backfills.queue(job, from, to, config.time().now());
+    } finally {
+      changes.unlock();
+    }
   }
 
   @Override
@@ -694,18 +736,27 @@ public final class KairosScheduler implements Scheduler {
       return;
     }
     closing = true;
+    backfills.stop(); // no backfill run starts from here on
     dispatcher.shutdown();
     config.time().removeListener(wake);
     long graceNanos = config.gracePeriod().toNanos();
-    joinUntil(System.nanoTime() + graceNanos);
+    long graceDeadline = System.nanoTime() + graceNanos;
+    joinUntil(graceDeadline);
+    joinBackfill(graceDeadline);
     long interruptDeadline = System.nanoTime() + INTERRUPT_WAIT.toNanos();
-    if (workers.stream().anyMatch(Thread::isAlive)) {
+    boolean backfilling = backfillThread != null && backfillThread.isAlive();
+    if (backfilling || workers.stream().anyMatch(Thread::isAlive)) {
       log.warn(
-          "grace period {} over; interrupting running job(s) {}",
+          "grace period {} over; interrupting running job(s) {}{}",
           config.gracePeriod(),
-          dispatcher.runningKeys());
+          dispatcher.runningKeys(),
+          backfilling ? " and the backfill run" : "");
       workers.forEach(Thread::interrupt);
+      if (backfilling) {
+        backfillThread.interrupt(); // together: a worker may wait for it (RunGate)
+      }
       joinUntil(interruptDeadline);
+      joinBackfill(interruptDeadline);
     }
     stopClusterSync(interruptDeadline);
     if (!runner.stopWriteBackQueue(
@@ -731,6 +782,13 @@ public final class KairosScheduler implements Scheduler {
       log.warn("closing the store failed", ex);
     }
     log.info("Kairos instance {} closed", config.instanceId());
+  }
+
+  /** Waits for the backfill thread (stopped by close) until the deadline (System.nanoTime()). */
+  private void joinBackfill(long deadlineNanos) {
+    if (backfillThread != null && backfillThread.isAlive()) {
+      Backfills.join(backfillThread, deadlineNanos);
+    }
   }
 
   private void stopClusterSync(long deadlineNanos) {

@@ -5,6 +5,7 @@ import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
+import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobRules;
@@ -81,12 +82,16 @@ public final class JdbcJobStore implements ClusterStore {
   private final ConnectionSource source;
   private final StoreSettings settings;
   private final RunTable runs;
+  private final BackfillTable backfill;
 
   /** The dialect's statements, built on first use. */
   private volatile Tables tables;
 
   /** Keys of unreadable rows already logged; each is logged once per store. */
   private final Set<String> warnedRows = ConcurrentHashMap.newKeySet();
+
+  /** Keys whose unreadable backfill rows were logged. */
+  private final Set<String> warnedSlots = ConcurrentHashMap.newKeySet();
 
   /**
    * Start marks ({@link StartMarks.Mark}) and write-backs ({@link RunResult}): those that arrive
@@ -125,6 +130,7 @@ public final class JdbcJobStore implements ClusterStore {
     this.source = source;
     this.settings = settings;
     this.runs = new RunTable(settings.tablePrefix());
+    this.backfill = new BackfillTable(settings.tablePrefix());
     this.commits = new GroupCommit<>(JdbcJobStore::keyOf, GroupCommit.lanesFor(source.poolSize()));
     this.startMarks =
         new StartMarks(
@@ -272,6 +278,7 @@ public final class JdbcJobStore implements ClusterStore {
   /** Deletes the job and its history, leaving a tombstone for the change feed. */
   private boolean delete(Handle h, String key) {
     runs.deleteAll(h, key);
+    backfill.delete(h, key);
     boolean deleted = tables().jobs().delete(h, key);
     if (deleted) {
       tables().cluster().deleted(h, key);
@@ -364,6 +371,7 @@ public final class JdbcJobStore implements ClusterStore {
               List<String> gone = tables().jobs().deleteAll(h, distinct);
               if (!gone.isEmpty()) {
                 runs.deleteAll(h, gone);
+                backfill.deleteAll(h, gone);
                 tables().cluster().deletedAll(h, gone);
               }
               return gone;
@@ -649,6 +657,64 @@ public final class JdbcJobStore implements ClusterStore {
     int rows = Math.min(limit, settings.historyPerJob());
     return database.withHandle(
         "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
+  }
+
+  // ---- backfill (see BackfillTable) ---------------------------------------------------------
+
+  /** Locks the job's row first, so a concurrent delete cannot leave slots without their job. */
+  @Override
+  public int addBackfill(String key, List<Instant> fireTimes) {
+    return database.inTransaction(
+        "queueing " + fireTimes.size() + " backfill slot(s) of job '" + key + "'",
+        h -> tables().jobs().find(h, key, true).isEmpty() ? 0 : backfill.add(h, key, fireTimes));
+  }
+
+  @Override
+  public List<BackfillSlot> nextBackfill(int limit) {
+    return database.withHandle(
+        "reading the next backfill slots", h -> backfill.next(h, limit, this::badSlot));
+  }
+
+  @Override
+  public boolean claimBackfill(String key, Instant fireTime, String instance) {
+    return database.inTransaction(
+        "claiming backfill slot " + fireTime + " of job '" + key + "'",
+        h -> backfill.claim(h, key, fireTime, instance));
+  }
+
+  @Override
+  public boolean finishBackfill(RunRecord run, String instance) {
+    return database.inTransaction(
+        "writing back backfill slot " + run.scheduledFireTime() + " of job '" + run.key() + "'",
+        h -> {
+          if (settings.historyPerJob() > 0) {
+            runs.insert(h, run);
+          }
+          return backfill.finish(h, run.key(), run.scheduledFireTime(), instance);
+        });
+  }
+
+  @Override
+  public int releaseBackfill(Collection<String> live) {
+    return database.inTransaction("releasing backfill claims", h -> backfill.release(h, live));
+  }
+
+  @Override
+  public List<BackfillSlot> backfillSlots(String key) {
+    return database.withHandle(
+        "reading the backfill slots of job '" + key + "'",
+        h -> backfill.slots(h, key, this::badSlot));
+  }
+
+  /** Logs, once per key, a backfill row that cannot be read; it is skipped, never run. */
+  private void badSlot(String key, String problem) {
+    if (warnedSlots.add(key)) {
+      log.warn(
+          "job '{}': a backfill slot in table {}backfill cannot be read ({}); skipped, never run",
+          key,
+          settings.tablePrefix(),
+          problem);
+    }
   }
 
   // ---- cluster (see Cluster) -----------------------------------------------------------------

@@ -29,14 +29,18 @@ import org.slf4j.LoggerFactory;
  * the later scripts. That table is left as it was, with its rows.
  */
 public final class Migrations {
-  /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
+  /**
+   * Each dialect's scripts, in order. A new script is appended here and in every folder. A script's
+   * version is its number ({@link #version}), not its place in this list.
+   */
   public static final List<String> SCRIPTS =
       List.of(
           "V1__jobs.sql",
           "V2__cluster.sql",
           "V3__run_history.sql",
           "V4__catch_up_window.sql",
-          "V5__overlap.sql");
+          "V5__overlap.sql",
+          "V6__backfill.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";
@@ -51,10 +55,20 @@ public final class Migrations {
   /**
    * The schema version this code works with.
    *
-   * @return the number of scripts
+   * @return the version of the last script
    */
   public static int latest() {
-    return SCRIPTS.size();
+    return version(SCRIPTS.get(SCRIPTS.size() - 1));
+  }
+
+  /**
+   * The schema version a script brings the tables to: its number.
+   *
+   * @param script a script's file name, {@code V<n>__<name>.sql}
+   * @return n
+   */
+  public static int version(String script) {
+    return Integer.parseInt(script.substring(1, script.indexOf("__")));
   }
 
   /**
@@ -136,7 +150,7 @@ public final class Migrations {
               + "), Kairos needs "
               + latest()
               + ": apply "
-              + SCRIPTS.subList(s.version(), latest())
+              + SCRIPTS.stream().filter(n -> version(n) > s.version()).toList()
               + " from dev/kairos/jdbc/"
               + dialect.folder()
               + "/ in the kairos jar with Flyway (table "

@@ -62,19 +62,19 @@ public final class RunTable {
     batch.execute();
   }
 
-  /** Appends one history entry as it is (an entry for skipped fires, say). */
-  public void insert(Handle h, RunRecord r) {
+  /** Appends one history entry as it is: a backfill run's, or one for skipped fires. */
+  public void insert(Handle h, RunRecord x) {
     h.createUpdate(insert)
-        .bind("key", r.key())
-        .bind("scheduled", decimal(r.scheduledFireTime()))
-        .bind("start", decimal(r.start()))
-        .bind("end", decimal(r.end()))
-        .bind("outcome", r.outcome().name())
-        .bind("error", JobRows.trim(r.error()))
-        .bind("attempt", r.attempt())
-        .bind("instance", r.instance())
-        .bind("recovery", r.recovery())
-        .bind("missed", r.missedFires())
+        .bind("key", x.key())
+        .bind("scheduled", decimal(x.scheduledFireTime()))
+        .bind("start", decimal(x.start()))
+        .bind("end", decimal(x.end()))
+        .bind("outcome", x.outcome().name())
+        .bind("error", JobRows.trim(x.error()))
+        .bind("attempt", x.attempt())
+        .bind("instance", x.instance())
+        .bind("recovery", x.recovery())
+        .bind("missed", x.missedFires())
         .execute();
   }
 
