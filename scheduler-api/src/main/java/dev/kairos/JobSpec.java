@@ -42,6 +42,12 @@ public final class JobSpec {
   /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
   private final Schedule conflicting;
 
+  /** The calendar the job is attached to and its policy, or null for none. */
+  private final Exclusion exclusion;
+
+  /** A job's calendar by name, and what an excluded fire does. */
+  private record Exclusion(String calendar, CalendarPolicy policy) {}
+
   private JobSpec(
       String key,
       String handler,
@@ -52,7 +58,8 @@ public final class JobSpec {
       Misfire misfire,
       Retry retry,
       Duration jitter,
-      Schedule conflicting) {
+      Schedule conflicting,
+      Exclusion exclusion) {
     this.key = key;
     this.handler = handler;
     this.data = data;
@@ -63,6 +70,7 @@ public final class JobSpec {
     this.retry = retry;
     this.jitter = jitter;
     this.conflicting = conflicting;
+    this.exclusion = exclusion;
   }
 
   /**
@@ -73,7 +81,7 @@ public final class JobSpec {
    */
   public static JobSpec named(String key) {
     return new JobSpec(
-        key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null, null);
+        key, null, null, null, null, null, Misfire.fireOnce(), Retry.none(), null, null, null);
   }
 
   /**
@@ -84,7 +92,17 @@ public final class JobSpec {
    */
   public JobSpec handler(String handler) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -95,7 +113,17 @@ public final class JobSpec {
    */
   public JobSpec data(String data) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -193,7 +221,17 @@ public final class JobSpec {
     Schedule conflict =
         schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
     return new JobSpec(
-        key, handler, data, next, startAt, initialDelay, misfire, retry, jitter, conflict);
+        key,
+        handler,
+        data,
+        next,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflict,
+        exclusion);
   }
 
   /**
@@ -204,7 +242,17 @@ public final class JobSpec {
    */
   public JobSpec schedule(Schedule schedule) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, null);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        null,
+        exclusion);
   }
 
   /**
@@ -215,7 +263,17 @@ public final class JobSpec {
    */
   public JobSpec startAt(Instant startAt) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -226,7 +284,17 @@ public final class JobSpec {
    */
   public JobSpec initialDelay(Duration initialDelay) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -237,7 +305,17 @@ public final class JobSpec {
    */
   public JobSpec misfire(Misfire misfire) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -248,7 +326,17 @@ public final class JobSpec {
    */
   public JobSpec retry(Retry retry) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        exclusion);
   }
 
   /**
@@ -275,7 +363,60 @@ public final class JobSpec {
   public JobSpec jitter(Duration jitter) {
     Duration j = jitter != null && jitter.isZero() ? null : jitter;
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, j, conflicting);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        j,
+        conflicting,
+        exclusion);
+  }
+
+  /**
+   * Attaches the job to the stored calendar with this name ({@link Scheduler#putCalendar}): a fire
+   * the calendar excludes is dropped ({@link CalendarPolicy#SKIP}). {@code schedule} refuses a
+   * calendar that is not stored. {@code null} detaches the job.
+   *
+   * @param calendarName the calendar's name, or null for none
+   * @return the changed copy
+   */
+  public JobSpec excluding(String calendarName) {
+    return excluding(calendarName, CalendarPolicy.SKIP);
+  }
+
+  /**
+   * Attaches the job to the stored calendar with this name, with the policy for excluded fires.
+   *
+   * <pre>{@code
+   * JobSpec.named("settle").handler("settle").cron("0 0 6 * * ?", zone)
+   *     .excluding("target-holidays", CalendarPolicy.NEXT_ALLOWED);
+   * }</pre>
+   *
+   * @param calendarName the calendar's name, or null for none
+   * @param policy what an excluded fire does
+   * @return the changed copy
+   */
+  public JobSpec excluding(String calendarName, CalendarPolicy policy) {
+    Exclusion x =
+        calendarName == null
+            ? null
+            : new Exclusion(calendarName, Objects.requireNonNull(policy, "policy"));
+    return new JobSpec(
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        x);
   }
 
   /**
@@ -370,6 +511,24 @@ public final class JobSpec {
     return Optional.ofNullable(jitter);
   }
 
+  /**
+   * The name of the calendar the job is attached to, if any (see {@link #excluding(String)}).
+   *
+   * @return the calendar's name, or empty for none
+   */
+  public Optional<String> calendar() {
+    return Optional.ofNullable(exclusion).map(Exclusion::calendar);
+  }
+
+  /**
+   * What a fire the job's calendar excludes does; {@link CalendarPolicy#SKIP} when it has none.
+   *
+   * @return the calendar policy
+   */
+  public CalendarPolicy calendarPolicy() {
+    return exclusion == null ? CalendarPolicy.SKIP : exclusion.policy();
+  }
+
   @Override
   public boolean equals(Object o) {
     return o instanceof JobSpec s
@@ -381,13 +540,14 @@ public final class JobSpec {
         && Objects.equals(initialDelay, s.initialDelay)
         && Objects.equals(misfire, s.misfire)
         && Objects.equals(retry, s.retry)
-        && Objects.equals(jitter, s.jitter);
+        && Objects.equals(jitter, s.jitter)
+        && Objects.equals(exclusion, s.exclusion);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter);
+        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, exclusion);
   }
 
   @Override
@@ -405,6 +565,7 @@ public final class JobSpec {
         + ", retry="
         + retry
         + (jitter != null ? ", jitter=" + jitter : "")
+        + (exclusion != null ? ", calendar=" + exclusion.calendar() + "/" + exclusion.policy() : "")
         + "]";
   }
 }

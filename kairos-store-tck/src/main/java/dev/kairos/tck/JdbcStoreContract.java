@@ -552,7 +552,10 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                   + p
                   + "schema_version (version INTEGER NOT NULL PRIMARY KEY, script VARCHAR(200)"
                   + " NOT NULL, installed_at TIMESTAMP DEFAULT CURRENT_TIMESTAMP)");
-      for (String script : Migrations.SCRIPTS.subList(0, version)) {
+      for (String script :
+          Migrations.SCRIPTS.stream()
+              .filter(n -> Migrations.scriptVersion(n) <= version)
+              .toList()) {
         for (String sql : statements(dialect, script, p)) {
           database().execute(sql);
         }
@@ -561,7 +564,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
                 "INSERT INTO "
                     + p
                     + "schema_version (version, script) VALUES ("
-                    + (Migrations.SCRIPTS.indexOf(script) + 1)
+                    + Migrations.scriptVersion(script)
                     + ", '"
                     + script
                     + "')");

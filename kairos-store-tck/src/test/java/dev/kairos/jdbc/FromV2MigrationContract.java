@@ -75,7 +75,8 @@ abstract class FromV2MigrationContract {
         .containsExactly(
             "2 BASELINE",
             "3 SQL " + Migrations.SCRIPTS.get(2),
-            "4 SQL " + Migrations.SCRIPTS.get(3));
+            "4 SQL " + Migrations.SCRIPTS.get(3),
+            "7 SQL " + Migrations.SCRIPTS.get(4));
     assertThat(legacyHistory())
         .containsExactly("1 " + Migrations.SCRIPTS.get(0), "2 " + Migrations.SCRIPTS.get(1));
     assertThat(s.unreadable()).isEmpty();

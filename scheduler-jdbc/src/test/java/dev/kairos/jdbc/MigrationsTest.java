@@ -59,7 +59,7 @@ class MigrationsTest {
           .as(d.folder())
           .containsExactlyElementsOf(Migrations.SCRIPTS);
       assertThat(Stream.of(pending).map(i -> i.getVersion().getVersion()))
-          .containsExactly("1", "2", "3", "4");
+          .containsExactly("1", "2", "3", "4", "7");
     }
   }
 

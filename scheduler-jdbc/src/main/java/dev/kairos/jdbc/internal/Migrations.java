@@ -31,7 +31,12 @@ import org.slf4j.LoggerFactory;
 public final class Migrations {
   /** Each dialect's scripts, in order. A new script is appended here and in every folder. */
   public static final List<String> SCRIPTS =
-      List.of("V1__jobs.sql", "V2__cluster.sql", "V3__run_history.sql", "V4__catch_up_window.sql");
+      List.of(
+          "V1__jobs.sql",
+          "V2__cluster.sql",
+          "V3__run_history.sql",
+          "V4__catch_up_window.sql",
+          "V7__calendars.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";
@@ -44,12 +49,22 @@ public final class Migrations {
   private Migrations() {}
 
   /**
-   * The schema version this code works with.
+   * The schema version this code works with: the last script's (versions may leave gaps).
    *
-   * @return the number of scripts
+   * @return the last script's version
    */
   public static int latest() {
-    return SCRIPTS.size();
+    return scriptVersion(SCRIPTS.get(SCRIPTS.size() - 1));
+  }
+
+  /**
+   * The version of a script named {@code V<n>__...}.
+   *
+   * @param script the script's file name
+   * @return its version
+   */
+  public static int scriptVersion(String script) {
+    return Integer.parseInt(script.substring(1, script.indexOf("__")));
   }
 
   /**
@@ -131,7 +146,7 @@ public final class Migrations {
               + "), Kairos needs "
               + latest()
               + ": apply "
-              + SCRIPTS.subList(s.version(), latest())
+              + SCRIPTS.stream().filter(v -> scriptVersion(v) > s.version()).toList()
               + " from dev/kairos/jdbc/"
               + dialect.folder()
               + "/ in the kairos jar with Flyway (table "
