@@ -54,7 +54,7 @@ final class Calendars {
                     + JobRules.printable(spec.key())
                     + "': calendar '"
                     + JobRules.printable(c)
-                    + "' does not exist")
+                    + "' does not exist or cannot be read")
         .orElse(null);
   }
 

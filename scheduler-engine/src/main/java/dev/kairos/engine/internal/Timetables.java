@@ -53,7 +53,7 @@ public final class Timetables {
                             + dev.kairos.spi.JobRules.printable(spec.key())
                             + "': calendar '"
                             + dev.kairos.spi.JobRules.printable(name)
-                            + "' does not exist"));
+                            + "' does not exist or cannot be read"));
     return new CalendarTimetable(base, c, spec.calendarPolicy());
   }
 
