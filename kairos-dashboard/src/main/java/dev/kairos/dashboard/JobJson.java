@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobInfo;
@@ -59,6 +60,10 @@ public final class JobJson {
     spec.initialDelay().ifPresent(d -> n.put("initialDelay", d.toString()));
     n.set("misfire", misfire(spec.misfire()));
     spec.jitter().ifPresent(j -> n.put("jitter", j.toString()));
+    spec.calendar()
+        .ifPresent(
+            c ->
+                n.putObject("calendar").put("name", c).put("policy", spec.calendarPolicy().name()));
     ObjectNode retry = n.putObject("retry");
     retry.put("maxAttempts", spec.retry().maxAttempts());
     retry.put("initialDelay", spec.retry().initialDelay().toString());
@@ -199,6 +204,7 @@ public final class JobJson {
             "initialDelay",
             "misfire",
             "jitter",
+            "calendar",
             "retry"));
     JobSpec spec =
         JobSpec.named(key)
@@ -223,6 +229,16 @@ public final class JobJson {
     String jitter = text(n, "jitter", where, false);
     if (jitter != null) {
       spec = spec.jitter(duration(jitter, where + " jitter"));
+    }
+    JsonNode calendar = object(n, "calendar", where, false);
+    if (calendar != null) {
+      String w = where + " calendar";
+      fields(calendar, w, Set.of("name", "policy"));
+      String policy = text(calendar, "policy", w, false);
+      spec =
+          spec.excluding(
+              text(calendar, "name", w, true),
+              policy == null ? CalendarPolicy.SKIP : enumValue(CalendarPolicy.class, policy, w));
     }
     JsonNode retry = object(n, "retry", where, false);
     if (retry != null) {

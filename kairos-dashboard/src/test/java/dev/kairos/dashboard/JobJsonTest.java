@@ -42,7 +42,12 @@ class JobJsonTest {
             .handler("h")
             .fixedRate(Duration.ofHours(1))
             .misfire(Misfire.catchUp(5).within(Duration.ofHours(6)).threshold(Duration.ZERO))
-            .jitter(Duration.ofMinutes(10)));
+            .jitter(Duration.ofMinutes(10)),
+        JobSpec.named("i").handler("h").cron("0 0 9 * * ?").excluding("desk"),
+        JobSpec.named("j")
+            .handler("h")
+            .fixedRate(Duration.ofHours(1))
+            .excluding("desk", dev.kairos.CalendarPolicy.NEXT_ALLOWED));
   }
 
   @ParameterizedTest

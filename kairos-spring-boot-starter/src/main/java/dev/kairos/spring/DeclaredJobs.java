@@ -159,6 +159,10 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     if (!jitter.isEmpty()) {
       spec = spec.jitter(duration(jitter, "jitter", origin));
     }
+    String calendar = r.resolveStringValue(a.calendar());
+    if (!calendar.isEmpty()) {
+      spec = spec.excluding(calendar, a.calendarPolicy());
+    }
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
