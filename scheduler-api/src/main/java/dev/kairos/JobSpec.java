@@ -39,10 +39,17 @@ public final class JobSpec {
   /** The jitter bound, or null for none ({@code jitter(ZERO)} is stored as none). */
   private final Duration jitter;
 
-  private final Overlap overlap;
-
   /** A schedule of another kind that a later schedule method replaced, or null: a mistake. */
   private final Schedule conflicting;
+
+  /** The calendar the job is attached to and its policy, or null for none. */
+  private final Exclusion exclusion;
+
+  /** The overlap policy (see {@link #overlap(Overlap)}). */
+  private final Overlap overlap;
+
+  /** A job's calendar by name, and what an excluded fire does. */
+  private record Exclusion(String calendar, CalendarPolicy policy) {}
 
   private JobSpec(
       String key,
@@ -54,8 +61,9 @@ public final class JobSpec {
       Misfire misfire,
       Retry retry,
       Duration jitter,
-      Overlap overlap,
-      Schedule conflicting) {
+      Schedule conflicting,
+      Exclusion exclusion,
+      Overlap overlap) {
     this.key = key;
     this.handler = handler;
     this.data = data;
@@ -65,8 +73,9 @@ public final class JobSpec {
     this.misfire = misfire;
     this.retry = retry;
     this.jitter = jitter;
-    this.overlap = overlap;
     this.conflicting = conflicting;
+    this.exclusion = exclusion;
+    this.overlap = overlap;
   }
 
   /**
@@ -86,8 +95,9 @@ public final class JobSpec {
         Misfire.fireOnce(),
         Retry.none(),
         null,
-        Overlap.forbid(),
-        null);
+        null,
+        null,
+        Overlap.forbid());
   }
 
   /**
@@ -107,8 +117,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -128,8 +139,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -227,7 +239,18 @@ public final class JobSpec {
     Schedule conflict =
         schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
     return new JobSpec(
-        key, handler, data, next, startAt, initialDelay, misfire, retry, jitter, overlap, conflict);
+        key,
+        handler,
+        data,
+        next,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflict,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -238,7 +261,18 @@ public final class JobSpec {
    */
   public JobSpec schedule(Schedule schedule) {
     return new JobSpec(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, overlap, null);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        null,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -258,8 +292,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -279,8 +314,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -300,8 +336,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -321,8 +358,9 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -358,8 +396,9 @@ public final class JobSpec {
         misfire,
         retry,
         j,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
   }
 
   /**
@@ -386,8 +425,53 @@ public final class JobSpec {
         misfire,
         retry,
         jitter,
-        overlap,
-        conflicting);
+        conflicting,
+        exclusion,
+        overlap);
+  }
+
+  /**
+   * Attaches the job to the stored calendar with this name ({@link Scheduler#putCalendar}): a fire
+   * the calendar excludes is dropped ({@link CalendarPolicy#SKIP}). {@code schedule} refuses a
+   * calendar that is not stored. {@code null} detaches the job.
+   *
+   * @param calendarName the calendar's name, or null for none
+   * @return the changed copy
+   */
+  public JobSpec excluding(String calendarName) {
+    return excluding(calendarName, CalendarPolicy.SKIP);
+  }
+
+  /**
+   * Attaches the job to the stored calendar with this name, with the policy for excluded fires.
+   *
+   * <pre>{@code
+   * JobSpec.named("settle").handler("settle").cron("0 0 6 * * ?", zone)
+   *     .excluding("target-holidays", CalendarPolicy.NEXT_ALLOWED);
+   * }</pre>
+   *
+   * @param calendarName the calendar's name, or null for none
+   * @param policy what an excluded fire does
+   * @return the changed copy
+   */
+  public JobSpec excluding(String calendarName, CalendarPolicy policy) {
+    Exclusion x =
+        calendarName == null
+            ? null
+            : new Exclusion(calendarName, Objects.requireNonNull(policy, "policy"));
+    return new JobSpec(
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        conflicting,
+        x,
+        overlap);
   }
 
   /**
@@ -483,6 +567,24 @@ public final class JobSpec {
   }
 
   /**
+   * The name of the calendar the job is attached to, if any (see {@link #excluding(String)}).
+   *
+   * @return the calendar's name, or empty for none
+   */
+  public Optional<String> calendar() {
+    return Optional.ofNullable(exclusion).map(Exclusion::calendar);
+  }
+
+  /**
+   * What a fire the job's calendar excludes does; {@link CalendarPolicy#SKIP} when it has none.
+   *
+   * @return the calendar policy
+   */
+  public CalendarPolicy calendarPolicy() {
+    return exclusion == null ? CalendarPolicy.SKIP : exclusion.policy();
+  }
+
+  /**
    * The overlap policy (see {@link #overlap(Overlap)}); null only if set so, which {@code schedule}
    * refuses.
    *
@@ -504,13 +606,24 @@ public final class JobSpec {
         && Objects.equals(misfire, s.misfire)
         && Objects.equals(retry, s.retry)
         && Objects.equals(jitter, s.jitter)
+        && Objects.equals(exclusion, s.exclusion)
         && Objects.equals(overlap, s.overlap);
   }
 
   @Override
   public int hashCode() {
     return Objects.hash(
-        key, handler, data, schedule, startAt, initialDelay, misfire, retry, jitter, overlap);
+        key,
+        handler,
+        data,
+        schedule,
+        startAt,
+        initialDelay,
+        misfire,
+        retry,
+        jitter,
+        exclusion,
+        overlap);
   }
 
   @Override
@@ -528,6 +641,7 @@ public final class JobSpec {
         + ", retry="
         + retry
         + (jitter != null ? ", jitter=" + jitter : "")
+        + (exclusion != null ? ", calendar=" + exclusion.calendar() + "/" + exclusion.policy() : "")
         + (overlap != Overlap.forbid() ? ", overlap=" + overlap : "")
         + "]";
   }

@@ -168,6 +168,41 @@ public interface Scheduler extends AutoCloseable {
   List<UnreadableJob> unreadable();
 
   /**
+   * Stores a calendar under {@code name}, replacing one stored before. Jobs attached to it ({@link
+   * JobSpec#excluding(String)}) have their next fire recomputed under the new definition (from
+   * their last fire, or their current next fire if they have not fired yet).
+   *
+   * @param name the calendar's name (the rules of a job key)
+   * @param calendar the calendar
+   * @throws IllegalArgumentException naming the calendar, for an invalid name or definition
+   */
+  void putCalendar(String name, BusinessCalendar calendar);
+
+  /**
+   * The calendar stored under this name.
+   *
+   * @param name the calendar's name
+   * @return the calendar, or empty if none has this name
+   */
+  Optional<BusinessCalendar> calendar(String name);
+
+  /**
+   * Every stored calendar, by name, ordered by name.
+   *
+   * @return the calendars, unmodifiable
+   */
+  java.util.SortedMap<String, BusinessCalendar> calendars();
+
+  /**
+   * Deletes the calendar, unless a job is attached to it.
+   *
+   * @param name the calendar's name
+   * @return false if no calendar has this name
+   * @throws IllegalStateException naming the jobs attached to it; nothing is deleted then
+   */
+  boolean removeCalendar(String name);
+
+  /**
    * Stops taking new fires, waits for running jobs up to the grace period, then interrupts them and
    * stops all threads. Returns within the grace period plus 5 seconds (plus the time the store
    * takes to close): a job that ignores interruption is reported by key and left on a daemon

@@ -315,7 +315,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                 CHECK   DETAIL
-            ok  schema  version 4
+            ok  schema  version 7
             ok  jobs    3 readable
             """);
   }
@@ -444,7 +444,7 @@ abstract class CliContract {
         .isEqualTo(
             """
                      CHECK            DETAIL
-            ok       schema           version 4
+            ok       schema           version 7
             ok       jobs             2 readable
             PROBLEM  unreadable row   job 'broken': unknown schedule_kind 'BOGUS'
             PROBLEM  unknown handler  job 'purge': handler 'purge' not registered

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobInfo;
@@ -63,6 +64,10 @@ public final class JobJson {
     if (spec.overlap() != Overlap.forbid()) {
       n.put("overlap", spec.overlap().toString());
     }
+    spec.calendar()
+        .ifPresent(
+            c ->
+                n.putObject("calendar").put("name", c).put("policy", spec.calendarPolicy().name()));
     ObjectNode retry = n.putObject("retry");
     retry.put("maxAttempts", spec.retry().maxAttempts());
     retry.put("initialDelay", spec.retry().initialDelay().toString());
@@ -204,6 +209,7 @@ public final class JobJson {
             "misfire",
             "jitter",
             "overlap",
+            "calendar",
             "retry"));
     JobSpec spec =
         JobSpec.named(key)
@@ -232,6 +238,16 @@ public final class JobJson {
     String overlap = text(n, "overlap", where, false);
     if (overlap != null) {
       spec = spec.overlap(readOverlap(overlap, where));
+    }
+    JsonNode calendar = object(n, "calendar", where, false);
+    if (calendar != null) {
+      String w = where + " calendar";
+      fields(calendar, w, Set.of("name", "policy"));
+      String policy = text(calendar, "policy", w, false);
+      spec =
+          spec.excluding(
+              text(calendar, "name", w, true),
+              policy == null ? CalendarPolicy.SKIP : enumValue(CalendarPolicy.class, policy, w));
     }
     JsonNode retry = object(n, "retry", where, false);
     if (retry != null) {

@@ -45,7 +45,12 @@ class JobJsonTest {
             .misfire(Misfire.catchUp(5).within(Duration.ofHours(6)).threshold(Duration.ZERO))
             .jitter(Duration.ofMinutes(10)),
         JobSpec.named("h").handler("h").fixedRate(Duration.ofMinutes(1)).overlap(Overlap.skip()),
-        JobSpec.named("i").handler("h").cron("0 * * * * ?").overlap(Overlap.bufferOne()));
+        JobSpec.named("i").handler("h").cron("0 * * * * ?").overlap(Overlap.bufferOne()),
+        JobSpec.named("k").handler("h").cron("0 0 9 * * ?").excluding("desk"),
+        JobSpec.named("l")
+            .handler("h")
+            .fixedRate(Duration.ofHours(1))
+            .excluding("desk", dev.kairos.CalendarPolicy.NEXT_ALLOWED));
   }
 
   @ParameterizedTest

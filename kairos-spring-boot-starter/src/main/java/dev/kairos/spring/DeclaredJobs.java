@@ -167,6 +167,10 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
               case BUFFER_ONE -> Overlap.bufferOne();
               case SKIP -> Overlap.skip();
             });
+    String calendar = r.resolveStringValue(a.calendar());
+    if (!calendar.isEmpty()) {
+      spec = spec.excluding(calendar, a.calendarPolicy());
+    }
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");

@@ -1,5 +1,6 @@
 package dev.kairos.spring;
 
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import java.lang.annotation.Documented;
@@ -116,6 +117,21 @@ public @interface KairosScheduled {
    * @return the overlap policy
    */
   OverlapPolicy overlap() default OverlapPolicy.FORBID;
+
+  /**
+   * The stored calendar the job is attached to ({@code JobSpec.excluding}; default: none). The
+   * calendar must be stored ({@code Scheduler.putCalendar}) before the job is scheduled.
+   *
+   * @return the calendar's name, or empty for none
+   */
+  String calendar() default "";
+
+  /**
+   * What a fire the calendar excludes does; ignored without {@link #calendar()}.
+   *
+   * @return the calendar policy
+   */
+  CalendarPolicy calendarPolicy() default CalendarPolicy.SKIP;
 
   /**
    * Cron only: local times skipped by a daylight-saving gap.

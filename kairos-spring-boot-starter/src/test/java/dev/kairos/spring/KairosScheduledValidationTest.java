@@ -83,6 +83,11 @@ class KairosScheduledValidationTest {
     void run() {}
   }
 
+  static class UnknownCalendar {
+    @KairosScheduled(key = "settle", cron = "0 0 9 * * ?", calendar = "nowhere")
+    void run() {}
+  }
+
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
@@ -221,5 +226,16 @@ class KairosScheduledValidationTest {
                 assertThat(ctx.getStartupFailure())
                     .hasStackTraceContaining("job 'tick'")
                     .hasStackTraceContaining("jitter PT1M must be shorter"));
+  }
+
+  @Test
+  void unknownCalendar_refusedNamingJobAndCalendar() {
+    runner
+        .withBean("jobs", UnknownCalendar.class)
+        .run(
+            ctx ->
+                assertThat(ctx.getStartupFailure())
+                    .hasStackTraceContaining("job 'settle'")
+                    .hasStackTraceContaining("calendar 'nowhere' does not exist"));
   }
 }

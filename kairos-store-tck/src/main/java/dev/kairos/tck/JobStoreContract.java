@@ -3,6 +3,8 @@ package dev.kairos.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import dev.kairos.BusinessCalendar;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
@@ -25,8 +27,11 @@ import dev.kairos.spi.RunResult;
 import dev.kairos.spi.StartMark;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -923,7 +928,10 @@ public abstract class JobStoreContract {
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
             base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),
             base.fixedRate(Duration.ofMinutes(5)).data(""),
-            base.fixedRate(Duration.ofMinutes(5)).data("x".repeat(100_000)))
+            base.fixedRate(Duration.ofMinutes(5)).data("x".repeat(100_000)),
+            base.cron("0 0 9 * * ?", paris).excluding("desk"),
+            base.fixedRate(Duration.ofHours(1))
+                .excluding("berlin-desk ✓", CalendarPolicy.NEXT_ALLOWED))
         .map(Arguments::of);
   }
 
@@ -966,6 +974,80 @@ public abstract class JobStoreContract {
           .isEqualTo(Upsert.Change.UPDATED);
       assertThat(stored("job").spec()).isEqualTo(spec);
     }
+  }
+
+  // ---- calendars -----------------------------------------------------------------------------
+
+  /**
+   * Calendars a store must keep exactly.
+   *
+   * @return one calendar per argument set
+   */
+  public static Stream<Arguments> calendars() {
+    ZoneId berlin = ZoneId.of("Europe/Berlin");
+    return Stream.of(
+            BusinessCalendar.in(ZoneOffset.UTC),
+            BusinessCalendar.in(berlin)
+                .weekdays()
+                .excluding(LocalDate.of(2026, 1, 1), LocalDate.of(2026, 12, 25)),
+            BusinessCalendar.in(berlin)
+                .days(DayOfWeek.SUNDAY)
+                .between(LocalTime.of(8, 30), LocalTime.of(17, 45, 30, 500)),
+            BusinessCalendar.in(ZoneId.of("America/New_York"))
+                .weekdays()
+                .excluding(LocalDate.of(2026, 7, 3), LocalDate.of(2099, 12, 31))
+                .lastBusinessDayOfMonth())
+        .map(Arguments::of);
+  }
+
+  @ParameterizedTest
+  @MethodSource("calendars")
+  void calendar_roundTripsExactly(BusinessCalendar calendar) {
+    store.putCalendar("desk", calendar);
+
+    assertThat(store.calendars()).containsExactly(java.util.Map.entry("desk", calendar));
+  }
+
+  /** Storing a calendar again replaces its definition, excluded dates included. */
+  @Test
+  void putCalendar_again_replacesTheDefinition() {
+    BusinessCalendar first =
+        BusinessCalendar.in(ZoneOffset.UTC).weekdays().excluding(LocalDate.of(2026, 1, 6));
+    BusinessCalendar second =
+        BusinessCalendar.in(ZoneOffset.UTC)
+            .excluding(LocalDate.of(2026, 1, 7))
+            .between(LocalTime.of(9, 0), LocalTime.of(17, 0));
+    store.putCalendar("desk", first);
+    store.putCalendar("other", first);
+
+    store.putCalendar("desk", second);
+
+    assertThat(store.calendars()).containsOnlyKeys("desk", "other");
+    assertThat(store.calendars().get("desk")).isEqualTo(second);
+    assertThat(store.calendars().get("other")).isEqualTo(first);
+  }
+
+  /** A calendar a job refers to is not deleted; the refusal names the job. */
+  @Test
+  void deleteCalendar_usedByAJob_refusedNamingIt() {
+    store.putCalendar("desk", BusinessCalendar.in(ZoneOffset.UTC).weekdays());
+    JobSpec spec =
+        JobSpec.named("job")
+            .handler("handler-1")
+            .fixedRate(Duration.ofMinutes(5))
+            .excluding("desk");
+    store.upsert(JobRecord.fresh(spec, T0));
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.deleteCalendar("desk"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("calendar 'desk'")
+        .hasMessageContaining("'job'");
+    assertThat(store.calendars()).containsOnlyKeys("desk");
+
+    store.delete("job");
+    assertThat(store.deleteCalendar("desk")).isTrue();
+    assertThat(store.deleteCalendar("desk")).isFalse();
+    assertThat(store.calendars()).isEmpty();
   }
 
   /** A jittered job's due time differs from its next fire time; the store keeps both exactly. */

@@ -3,6 +3,8 @@ package dev.kairos.tck;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.kairos.BusinessCalendar;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.Job;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
@@ -118,6 +120,46 @@ public abstract class RestartContract {
     KairosScheduler s = Engines.build(b);
     schedulers.add(s);
     return s;
+  }
+
+  // ---- calendars -----------------------------------------------------------------------------
+
+  /**
+   * A calendar and a job attached to it survive a restart: the second instance reads both back and
+   * fires by the calendar (the Tuesday holiday dropped).
+   */
+  @Test
+  void calendar_andItsJob_surviveARestart() {
+    BusinessCalendar desk =
+        BusinessCalendar.in(ZoneOffset.UTC)
+            .weekdays()
+            .excluding(java.time.LocalDate.of(2026, 1, 6))
+            .between(java.time.LocalTime.of(1, 0), java.time.LocalTime.of(20, 0));
+    JobSpec spec =
+        JobSpec.named("daily")
+            .handler("daily")
+            .cron("0 0 2 * * ?", ZoneOffset.UTC)
+            .excluding("desk", CalendarPolicy.SKIP);
+    ManualClock clock = new ManualClock(SUN_2300);
+    KairosScheduler first = instance(clock, List.of("daily"));
+    first.open();
+    first.putCalendar("desk", desk);
+    first.schedule(spec);
+    first.close();
+
+    KairosScheduler second = instance(clock, List.of("daily"));
+    second.open();
+    assertThat(second.calendar("desk")).contains(desk);
+    assertThat(second.job("daily").orElseThrow().spec()).isEqualTo(spec);
+    assertThat(second.unreadable()).isEmpty();
+    for (Instant t = MON_0200; t.isBefore(THU_0900); t = t.plus(DAY)) {
+      clock.set(t);
+      second.runDue();
+    }
+    assertThat(runs)
+        .extracting(Run::scheduledFireTime)
+        .containsExactly(
+            MON_0200, MON_0200.plus(DAY.multipliedBy(2)), MON_0200.plus(DAY.multipliedBy(3)));
   }
 
   // ---- downtime ------------------------------------------------------------------------------

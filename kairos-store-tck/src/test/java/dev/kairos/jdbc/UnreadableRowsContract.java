@@ -111,6 +111,10 @@ abstract class UnreadableRowsContract {
         "jitter = 'PT-1S'                                       | jitter must not be negative: PT-1S",
         "jitter = 'PT1M'                                        | jitter PT1M must be shorter than the fixed-rate period PT1M",
         "overlap_policy = 'SOMETIMES'                           | unknown overlap_policy 'SOMETIMES'",
+        "calendar_policy = 'SKIP'                               | calendar_policy SKIP with calendar_name null: both or neither",
+        "calendar_name = 'desk'                                 | calendar_policy null with calendar_name desk: both or neither",
+        "calendar_name = 'desk', calendar_policy = 'SOMETIMES'  | unknown calendar_policy 'SOMETIMES'",
+        "calendar_name = '', calendar_policy = 'SKIP'           | calendar name is null or blank",
       })
   void editedRow_neverFired_neverRewritten_listed(String edit, String problem) {
     scheduleGoodAndBad(Misfire.fireOnce());
@@ -137,6 +141,49 @@ abstract class UnreadableRowsContract {
         .isInstanceOf(UnreadableJobException.class)
         .hasMessageContaining("job 'bad'")
         .hasMessageContaining(problem);
+  }
+
+  /**
+   * A job row attached to a calendar that is not stored, or whose stored rows map to no calendar
+   * (an unknown zone), is never fired and is listed naming the calendar.
+   */
+  @ParameterizedTest
+  @CsvSource({"gone, false", "desk, true"})
+  void missingOrBadCalendar_neverFired_listedNamingIt(String calendar, boolean badRow) {
+    scheduleGoodAndBad(Misfire.fireOnce());
+    if (badRow) {
+      database()
+          .execute(
+              "INSERT INTO "
+                  + prefix
+                  + "calendars (calendar_name, zone_id, monday, tuesday, wednesday, thursday,"
+                  + " friday, saturday, sunday, window_from, window_until, last_business_day)"
+                  + " VALUES ('desk', 'Mars/Olympus', TRUE, TRUE, TRUE, TRUE, TRUE, TRUE, TRUE,"
+                  + " NULL, NULL, FALSE)");
+    }
+    database()
+        .execute(
+            "UPDATE "
+                + jobs()
+                + " SET calendar_name = '"
+                + calendar
+                + "', calendar_policy = 'SKIP' WHERE job_key = 'bad'");
+
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s = instance(clock);
+    s.open();
+    clock.set(T0.plus(MINUTE.multipliedBy(3)));
+    s.runDue();
+
+    assertThat(runs).isNotEmpty().allMatch(r -> r.startsWith("good@"));
+    assertThat(s.calendars()).isEmpty();
+    assertThat(s.unreadable())
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.key()).isEqualTo("bad");
+              assertThat(u.reason()).contains("calendar '" + calendar + "' does not exist");
+            });
   }
 
   /**

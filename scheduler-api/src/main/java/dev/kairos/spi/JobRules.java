@@ -1,5 +1,6 @@
 package dev.kairos.spi;
 
+import dev.kairos.BusinessCalendar;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Misfire;
@@ -8,6 +9,7 @@ import dev.kairos.RunRecord;
 import dev.kairos.Schedule;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * The one set of rules a job must satisfy, applied both to what the API is given ({@code
@@ -29,6 +31,10 @@ import java.time.Instant;
  *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1; a catch-up
  *       window, if any, positive.
  *   <li>Jitter: not negative; none on a one-shot; for a fixed rate, shorter than the period.
+ *   <li>Calendar: a job's calendar name follows the key rules; a calendar ({@link #checkCalendar})
+ *       has a zone, at least one business day, at most {@value #MAX_EXCLUDED_DATES} excluded dates,
+ *       and a window with both bounds, the first before the second. Whether a job's calendar exists
+ *       is the engine's check (it needs the store).
  *   <li>Retry: at least one attempt; an initial delay that is not negative.
  *   <li>Schedule state (records only): a {@code COMPLETE} job is due only for a {@code
  *       triggerNow()}; a due job says why it is due; a timetable fire has a next fire time; a retry
@@ -52,7 +58,91 @@ public final class JobRules {
    */
   public static final Duration MAX_CATCH_UP = Duration.ofDays(366);
 
+  /** Most excluded dates a calendar may hold. */
+  public static final int MAX_EXCLUDED_DATES = 10_000;
+
   private JobRules() {}
+
+  /**
+   * Checks a calendar name as every calendar call may: the rules of a key.
+   *
+   * @param name the calendar's name
+   * @throws IllegalArgumentException naming the calendar
+   */
+  public static void checkCalendarName(String name) {
+    if (name == null || name.isBlank()) {
+      throw new IllegalArgumentException("calendar name is null or blank: '" + name + "'");
+    }
+    if (name.length() > MAX_KEY_LENGTH) {
+      throw badCalendar(name, "name longer than " + MAX_KEY_LENGTH + " characters");
+    }
+    String problem = badCharacter(name);
+    if (problem != null) {
+      throw badCalendar(name, "name contains " + problem);
+    }
+  }
+
+  /**
+   * Checks a calendar and its name, as {@code putCalendar} does and a store does with one it reads
+   * back.
+   *
+   * @param name the calendar's name
+   * @param c the calendar
+   * @throws IllegalArgumentException naming the calendar and the problem
+   */
+  public static void checkCalendar(String name, BusinessCalendar c) {
+    checkCalendarName(name);
+    if (c == null) {
+      throw badCalendar(name, "calendar is null");
+    }
+    if (c.days().isEmpty()) {
+      throw badCalendar(name, "no business day: it would exclude every fire");
+    }
+    if (c.excludedDates().size() > MAX_EXCLUDED_DATES) {
+      throw badCalendar(
+          name,
+          c.excludedDates().size()
+              + " excluded dates, more than "
+              + MAX_EXCLUDED_DATES
+              + " allowed");
+    }
+    if (c.from().isPresent() != c.until().isPresent()) {
+      throw badCalendar(
+          name, "time-of-day window needs both bounds: " + c.from() + ", " + c.until());
+    }
+    if (c.from().isPresent() && !c.from().get().isBefore(c.until().get())) {
+      throw badCalendar(
+          name,
+          "time-of-day window from "
+              + c.from().get()
+              + " must start before its end "
+              + c.until().get());
+    }
+  }
+
+  /**
+   * The refusal of deleting a calendar that jobs refer to, naming them, the same on every store.
+   *
+   * @param name the calendar's name
+   * @param keys the keys of the jobs attached to it, at least one
+   * @return the exception to throw
+   */
+  public static IllegalStateException calendarInUse(String name, List<String> keys) {
+    List<String> shown = keys.size() > 20 ? keys.subList(0, 20) : keys;
+    return new IllegalStateException(
+        "calendar '"
+            + printable(name)
+            + "' is used by "
+            + keys.size()
+            + " job(s) "
+            + shown.stream().map(k -> "'" + printable(k) + "'").toList()
+            + (keys.size() > shown.size() ? " and more" : "")
+            + ": attach them to another calendar or unschedule them first");
+  }
+
+  private static IllegalArgumentException badCalendar(String name, String problem) {
+    return new IllegalArgumentException("calendar '" + printable(name) + "': " + problem);
+  }
 
   /**
    * Checks a key as every API call that takes one may: not blank, at most {@value #MAX_KEY_LENGTH}
@@ -110,6 +200,15 @@ public final class JobRules {
     checkRetry(key, spec.retry());
     spec.jitter().ifPresent(j -> checkJitter(key, spec.schedule(), j));
     spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
+    spec.calendar().ifPresent(c -> checkJobCalendar(key, c));
+  }
+
+  private static void checkJobCalendar(String key, String calendar) {
+    try {
+      checkCalendarName(calendar);
+    } catch (IllegalArgumentException e) {
+      throw bad(key, e.getMessage());
+    }
   }
 
   /**

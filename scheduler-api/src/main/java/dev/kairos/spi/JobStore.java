@@ -318,6 +318,42 @@ public interface JobStore extends StoreSource, AutoCloseable {
     return List.of();
   }
 
+  // ---- calendars -----------------------------------------------------------------------------
+
+  /**
+   * Stores the calendar under {@code name}, replacing one stored before. The default refuses: a
+   * store without calendars keeps jobs without them.
+   *
+   * @param name the calendar's name, valid by {@link JobRules#checkCalendar}
+   * @param calendar the calendar
+   * @throws UnsupportedOperationException if the store keeps no calendars
+   */
+  default void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
+    throw new UnsupportedOperationException("store " + this + " keeps no calendars");
+  }
+
+  /**
+   * Every stored calendar, by name. A calendar whose stored definition breaks {@link
+   * JobRules#checkCalendar} is left out (jobs attached to it are then refused as their calendar is
+   * missing). The default has none.
+   *
+   * @return the calendars, ordered by name
+   */
+  default java.util.SortedMap<String, dev.kairos.BusinessCalendar> calendars() {
+    return new java.util.TreeMap<>();
+  }
+
+  /**
+   * Deletes the calendar unless a job refers to it, atomically with that check.
+   *
+   * @param name the calendar's name
+   * @return false if there was none
+   * @throws IllegalStateException naming the jobs that refer to it; nothing is deleted then
+   */
+  default boolean deleteCalendar(String name) {
+    return false;
+  }
+
   /** Releases what the store opened (a pool it created); never a user's own data source. */
   @Override
   default void close() {}

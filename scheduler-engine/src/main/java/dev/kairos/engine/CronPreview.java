@@ -1,5 +1,6 @@
 package dev.kairos.engine;
 
+import dev.kairos.BusinessCalendar;
 import dev.kairos.CronSyntax;
 import dev.kairos.JobSpec;
 import dev.kairos.engine.internal.CronCompiler;
@@ -7,6 +8,7 @@ import dev.kairos.engine.internal.Jitter;
 import dev.kairos.engine.internal.SpecValidator;
 import dev.kairos.engine.internal.Timetable;
 import dev.kairos.engine.internal.Timetables;
+import dev.kairos.spi.JobRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -95,8 +97,50 @@ public final class CronPreview {
     return preview(spec, from, n, defaultZone, true);
   }
 
+  /**
+   * As {@link #nextFireTimes(JobSpec, Instant, int, ZoneId)}, with {@code calendar} applied as the
+   * spec's calendar under the spec's {@link JobSpec#calendarPolicy()}: excluded fires are left out
+   * ({@code SKIP}) or moved to the next allowed instant ({@code NEXT_ALLOWED}), as the scheduler
+   * would fire them with that calendar stored under the spec's calendar name.
+   *
+   * <pre>{@code
+   * CronPreview.nextFireTimes(
+   *     JobSpec.named("report").cron("0 0 9 * * ?", zone),
+   *     BusinessCalendar.in(zone).weekdays(), Instant.parse("2026-01-02T00:00:00Z"), 3, zone);
+   * // Friday 2 January, Monday 5 January, Tuesday 6 January at 09:00
+   * }</pre>
+   *
+   * @param spec the job spec whose schedule to preview
+   * @param calendar the calendar to apply
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many fire times to compute, 0 or more
+   * @param defaultZone the zone of a cron schedule that names none
+   * @return up to {@code n} fire times in order; fewer if the schedule ends
+   * @throws IllegalArgumentException if the spec or calendar is invalid or {@code n < 0}
+   */
+  public static List<Instant> nextFireTimes(
+      JobSpec spec, BusinessCalendar calendar, Instant from, int n, ZoneId defaultZone) {
+    if (calendar == null || spec == null) {
+      throw new IllegalArgumentException("spec and calendar must not be null");
+    }
+    String name = spec.calendar().orElse("preview");
+    JobRules.checkCalendar(name, calendar);
+    return preview(
+        spec.excluding(name, spec.calendarPolicy()), from, n, defaultZone, false, calendar);
+  }
+
   private static List<Instant> preview(
       JobSpec spec, Instant from, int n, ZoneId defaultZone, boolean jittered) {
+    return preview(spec, from, n, defaultZone, jittered, null);
+  }
+
+  private static List<Instant> preview(
+      JobSpec spec,
+      Instant from,
+      int n,
+      ZoneId defaultZone,
+      boolean jittered,
+      BusinessCalendar calendar) {
     if (n < 0) {
       throw new IllegalArgumentException("number of fire times must not be negative: " + n);
     }
@@ -106,7 +150,8 @@ public final class CronPreview {
     JobSpec named = spec != null && spec.handler() == null ? spec.handler("preview") : spec;
     Set<String> handlers = named == null ? Set.of() : Set.of(named.handler());
     JobSpec valid = new SpecValidator(handlers, defaultZone).validate(named);
-    Timetable timetable = Timetables.of(valid);
+    Timetable timetable =
+        calendar == null ? Timetables.of(valid) : Timetables.of(valid, c -> Optional.of(calendar));
     List<Instant> fires = new ArrayList<>(Math.min(n, 1024));
     Optional<Instant> fire = n == 0 ? Optional.empty() : timetable.first(from);
     while (fire.isPresent() && fires.size() < n) {

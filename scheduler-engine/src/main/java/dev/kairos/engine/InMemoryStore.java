@@ -38,6 +38,7 @@ public final class InMemoryStore implements ClusterStore {
   public static final int DEFAULT_HISTORY_PER_JOB = 100;
 
   private final Map<String, JobRecord> jobs = new TreeMap<>();
+  private final TreeMap<String, dev.kairos.BusinessCalendar> calendars = new TreeMap<>();
   private final NavigableSet<WindowCursor> byDue = new TreeSet<>();
   private final Map<String, Deque<RunRecord>> history = new HashMap<>();
 
@@ -400,6 +401,32 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized List<BackfillSlot> backfillSlots(String key) {
     TreeMap<Instant, BackfillSlot> slots = backfill.get(key);
     return slots == null ? List.of() : List.copyOf(slots.values());
+  }
+
+  // ---- calendars -----------------------------------------------------------------------------
+
+  @Override
+  public synchronized void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
+    dev.kairos.spi.JobRules.checkCalendar(name, calendar);
+    calendars.put(name, calendar);
+  }
+
+  @Override
+  public synchronized java.util.SortedMap<String, dev.kairos.BusinessCalendar> calendars() {
+    return new TreeMap<>(calendars);
+  }
+
+  @Override
+  public synchronized boolean deleteCalendar(String name) {
+    List<String> users =
+        jobs.values().stream()
+            .filter(r -> r.spec().calendar().filter(name::equals).isPresent())
+            .map(JobRecord::key)
+            .toList();
+    if (!users.isEmpty()) {
+      throw dev.kairos.spi.JobRules.calendarInUse(name, users);
+    }
+    return calendars.remove(name) != null;
   }
 
   /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */

@@ -3,6 +3,8 @@ package dev.kairos.engine;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.kairos.BusinessCalendar;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
@@ -11,6 +13,8 @@ import java.lang.reflect.Modifier;
 import java.lang.reflect.Type;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Arrays;
@@ -131,6 +135,59 @@ class CronPreviewTest {
         .hasMessage(
             "invalid cron expression '0 0 25 * * ?' (QUARTZ syntax): hour field '25': Value 25 not"
                 + " in range [0, 23]");
+  }
+
+  /** The README's calendar example: a holiday and the weekend skipped, or moved. */
+  @Test
+  void nextFireTimes_withCalendar_showsTheCalendarApplied() {
+    BusinessCalendar desk =
+        BusinessCalendar.in(BERLIN)
+            .weekdays()
+            .excluding(LocalDate.of(2026, 1, 6))
+            .between(LocalTime.of(8, 0), LocalTime.of(18, 0));
+    Instant from = at("2026-01-05T00:00+01:00");
+
+    assertThat(
+            CronPreview.nextFireTimes(
+                JobSpec.named("settle").cron("0 0 9 * * ?", BERLIN).excluding("berlin-desk"),
+                desk,
+                from,
+                4,
+                BERLIN))
+        .containsExactly(
+            at("2026-01-05T09:00+01:00"),
+            at("2026-01-07T09:00+01:00"),
+            at("2026-01-08T09:00+01:00"),
+            at("2026-01-09T09:00+01:00"));
+    assertThat(
+            CronPreview.nextFireTimes(
+                JobSpec.named("export")
+                    .cron("0 0 20 * * ?", BERLIN)
+                    .excluding("berlin-desk", CalendarPolicy.NEXT_ALLOWED),
+                desk,
+                from,
+                4,
+                BERLIN))
+        .containsExactly(
+            at("2026-01-07T08:00+01:00"),
+            at("2026-01-08T08:00+01:00"),
+            at("2026-01-09T08:00+01:00"),
+            at("2026-01-12T08:00+01:00"));
+  }
+
+  /** An invalid calendar is refused, naming it. */
+  @Test
+  void nextFireTimes_invalidCalendar_refusedNamingIt() {
+    assertThatThrownBy(
+            () ->
+                CronPreview.nextFireTimes(
+                    JobSpec.named("j").cron("0 0 9 * * ?", BERLIN).excluding("never"),
+                    BusinessCalendar.in(BERLIN).days(java.util.List.of()),
+                    Instant.EPOCH,
+                    1,
+                    BERLIN))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("calendar 'never'");
   }
 
   /** No cron-utils type leaks into the public surface. */

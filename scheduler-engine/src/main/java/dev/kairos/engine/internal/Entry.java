@@ -86,16 +86,26 @@ final class Entry {
 
   private dev.kairos.JobSpec timetableSpec;
 
+  /** The calendar {@link #timetable} was built with, or null. */
+  private dev.kairos.BusinessCalendar timetableCalendar;
+
   Entry(String key, JobRecord record) {
     this.key = key;
     this.record = record;
   }
 
-  /** The timetable of {@code spec}, built once per definition (only the running worker calls). */
-  Timetable timetable(dev.kairos.JobSpec spec) {
-    if (timetable == null || !spec.equals(timetableSpec)) {
-      timetable = Timetables.of(spec);
+  /**
+   * The timetable of {@code spec} with its calendar, built once per definition and calendar (only
+   * the running worker calls).
+   *
+   * @throws dev.kairos.UnreadableJobException if the spec's calendar does not exist
+   */
+  Timetable timetable(dev.kairos.JobSpec spec, Calendars calendars) {
+    dev.kairos.BusinessCalendar calendar = spec.calendar().flatMap(calendars::get).orElse(null);
+    if (timetable == null || !spec.equals(timetableSpec) || calendar != timetableCalendar) {
+      timetable = calendars.timetable(spec);
       timetableSpec = spec;
+      timetableCalendar = calendar;
     }
     return timetable;
   }

@@ -50,6 +50,9 @@ final class FireRunner {
   /** Keeps this instance's backfill runs of a job apart from its regular runs. */
   final RunGate gate = new RunGate();
 
+  /** The calendars jobs' timetables are read through; the scheduler keeps them current. */
+  final Calendars calendars = new Calendars();
+
   /**
    * The scheduler's lock of schedule changes: a trigger requested during a run is applied under it,
    * so that it and a {@code pause()} (which cancels pending triggers under the same lock) happen
@@ -345,7 +348,7 @@ final class FireRunner {
   private record Decision(Timetable tt, Fire fire, JobRecord stored) {}
 
   private Decision decide(Entry e, JobRecord r) {
-    Timetable tt = e.timetable(r.spec());
+    Timetable tt = e.timetable(r.spec(), calendars);
     return switch (r.dueKind()) {
       case RETRY ->
           new Decision(tt, new Fire(r.lastScheduledFireTime(), r.attempt(), 0, r.dueKind()), null);
@@ -357,6 +360,7 @@ final class FireRunner {
   private Decision timetableFire(Entry e, JobRecord r, Timetable tt) {
     Instant now = config.time().now();
     Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
+    calendarDrops(r, tt);
     MisfireRule.Decision d =
         MisfireRule.decide(
             tt, r.nextFireTime(), t -> Jitter.due(r.spec(), t), now, r.spec().misfire());
@@ -451,6 +455,29 @@ final class FireRunner {
       config.store().recordSkipped(entry);
     } catch (RuntimeException ex) {
       log.warn("job '{}': the history entry '{}' could not be written", key, entry.error(), ex);
+    }
+  }
+
+  /**
+   * Reports the fires a SKIP calendar dropped between the job's last fire and this one, as misfire
+   * drops are reported (so once, when the next allowed fire is taken up).
+   */
+  private void calendarDrops(JobRecord r, Timetable tt) {
+    Instant last = r.lastScheduledFireTime();
+    if (!(tt instanceof CalendarTimetable c) || last == null) {
+      return;
+    }
+    long n = c.skippedBetween(last, r.nextFireTime(), Timetable.WALK_CAP);
+    if (n > 0) {
+      Instant oldest = c.firstSkipped(last).orElse(r.nextFireTime());
+      log.info(
+          "job '{}': calendar '{}' excluded {} fire(s) from {}; next allowed fire {}",
+          r.key(),
+          r.spec().calendar().orElse(""),
+          n,
+          oldest,
+          r.nextFireTime());
+      listeners.firesDropped(r.key(), oldest, n, r.spec().misfire());
     }
   }
 

@@ -167,6 +167,7 @@ public final class KairosScheduler implements Scheduler {
       }
       config.time().addListener(wake);
       backfills.recover();
+      runner.calendars.replaceAll(config.store().calendars());
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
         clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
       }
@@ -301,6 +302,7 @@ public final class KairosScheduler implements Scheduler {
     try {
       Instant until = Timetables.plus(now, config.lookAhead());
       WindowCursor after = dispatcher.beginLoad(until);
+      runner.calendars.replaceAll(config.store().calendars());
       List<JobRecord> rows = config.store().due(after, until, config.windowSize());
       List<JobRecord> runnable =
           rows.stream().filter(r -> readable(r, now)).filter(this::hasHandler).toList();
@@ -321,7 +323,7 @@ public final class KairosScheduler implements Scheduler {
    * and is listed by {@link #unreadable()}.
    */
   private boolean readable(JobRecord r, Instant now) {
-    String problem = JobRules.problem(r, now);
+    String problem = problem(r, now);
     if (problem == null) {
       refused.remove(r.key());
       return true;
@@ -330,6 +332,15 @@ public final class KairosScheduler implements Scheduler {
       log.warn("job '{}': refused, not fired and left in the store as it is: {}", r.key(), problem);
     }
     return false;
+  }
+
+  /**
+   * Why a record is refused at {@code now}: a broken {@link JobRules} rule, or a calendar that does
+   * not exist; null if neither.
+   */
+  private String problem(JobRecord r, Instant now) {
+    String problem = JobRules.problem(r, now);
+    return problem != null ? problem : runner.calendars.problem(r.spec());
   }
 
   private boolean hasHandler(JobRecord r) {
@@ -355,8 +366,9 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     try {
+      requireCalendars(List.of(valid));
       Instant now = config.time().now();
-      Instant first = Timetables.of(valid).first(now).orElse(null);
+      Instant first = runner.calendars.timetable(valid).first(now).orElse(null);
       Upsert u = config.store().upsert(fresh(valid, first));
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
@@ -369,6 +381,132 @@ public final class KairosScheduler implements Scheduler {
           valid.schedule(),
           u.record().nextFireTime());
       return u.record().toInfo();
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /**
+   * Refuses specs whose calendar does not exist (read again from the store once, for one another
+   * instance stored), naming each key and calendar. Call with the changes lock held.
+   */
+  private void requireCalendars(List<JobSpec> specs) {
+    List<String> problems = missingCalendars(specs);
+    if (!problems.isEmpty()) {
+      runner.calendars.replaceAll(config.store().calendars());
+      problems = missingCalendars(specs);
+    }
+    if (!problems.isEmpty()) {
+      throw new IllegalArgumentException(
+          String.join("; ", problems.subList(0, Math.min(problems.size(), 50)))
+              + (problems.size() > 50 ? "; and " + (problems.size() - 50) + " more" : "")
+              + ": store it with putCalendar first");
+    }
+  }
+
+  private List<String> missingCalendars(List<JobSpec> specs) {
+    List<String> out = new ArrayList<>();
+    for (JobSpec spec : specs) {
+      String problem = runner.calendars.problem(spec);
+      if (problem != null) {
+        out.add(problem);
+      }
+    }
+    return out;
+  }
+
+  // ---- calendars -----------------------------------------------------------------------------
+
+  @Override
+  public void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
+    Objects.requireNonNull(name, "name must not be null");
+    Objects.requireNonNull(calendar, "calendar must not be null");
+    JobRules.checkCalendar(name, calendar);
+    checkNotClosed();
+    changes.lock();
+    try {
+      Optional<dev.kairos.BusinessCalendar> before = runner.calendars.get(name);
+      config.store().putCalendar(name, calendar);
+      runner.calendars.put(name, calendar);
+      log.debug("calendar '{}' stored: {}", name, calendar);
+      if (before.filter(calendar::equals).isPresent()) {
+        return;
+      }
+      Instant now = config.time().now();
+      for (JobRecord r : config.store().findAll()) {
+        if (r.spec().calendar().filter(name::equals).isPresent()) {
+          change(r.key(), x -> recomputed(x, runner.calendars.timetable(x.spec()), now));
+        }
+      }
+    } finally {
+      changes.unlock();
+    }
+  }
+
+  /**
+   * The record after its calendar changed: the next timetable fire recomputed under it, from the
+   * last fire (or, before the first, by settling the current next fire). A fire the new calendar
+   * allows that is already past, where the job was not behind, is passed over rather than made a
+   * misfire. Running jobs (their write-back reads the new calendar), retries, triggers and
+   * completed jobs are left as they are.
+   */
+  static JobRecord recomputed(JobRecord r, Timetable tt, Instant now) {
+    boolean timetable = r.dueKind() == FireKind.TIMETABLE || r.dueTime() == null;
+    if (!timetable
+        || r.nextFireTime() == null
+        || r.state() == JobState.COMPLETE
+        || r.state() == JobState.RUNNING) {
+      return r;
+    }
+    Instant last = r.lastScheduledFireTime();
+    Optional<Instant> next =
+        last != null
+            ? tt.successor(last)
+            : tt instanceof CalendarTimetable c
+                ? c.settle(r.nextFireTime())
+                : Optional.of(r.nextFireTime());
+    if (!r.nextFireTime().isBefore(now)) {
+      for (int i = 0; i < Timetable.WALK_CAP && next.isPresent() && next.get().isBefore(now); i++) {
+        next = tt.successor(next.get());
+      }
+    }
+    Instant n = next.orElse(null);
+    if (Objects.equals(n, r.nextFireTime())) {
+      return r;
+    }
+    if (r.state() == JobState.PAUSED) {
+      return r.withSchedule(JobState.PAUSED, n, null, FireKind.TIMETABLE, 1);
+    }
+    return r.withSchedule(
+        n == null ? JobState.COMPLETE : JobState.SCHEDULED,
+        n,
+        Jitter.due(r.spec(), n),
+        FireKind.TIMETABLE,
+        1);
+  }
+
+  @Override
+  public Optional<dev.kairos.BusinessCalendar> calendar(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    checkNotClosed();
+    return Optional.ofNullable(config.store().calendars().get(name));
+  }
+
+  @Override
+  public java.util.SortedMap<String, dev.kairos.BusinessCalendar> calendars() {
+    checkNotClosed();
+    return java.util.Collections.unmodifiableSortedMap(config.store().calendars());
+  }
+
+  @Override
+  public boolean removeCalendar(String name) {
+    Objects.requireNonNull(name, "name must not be null");
+    checkNotClosed();
+    changes.lock();
+    try {
+      boolean deleted = config.store().deleteCalendar(name);
+      runner.calendars.remove(name);
+      return deleted;
     } finally {
       changes.unlock();
     }
@@ -539,10 +677,11 @@ public final class KairosScheduler implements Scheduler {
   private List<JobInfo> scheduleChunk(List<JobSpec> chunk) {
     changes.lock();
     try {
+      requireCalendars(chunk);
       Instant now = config.time().now();
       List<JobRecord> fresh = new ArrayList<>(chunk.size());
       for (JobSpec spec : chunk) {
-        fresh.add(fresh(spec, Timetables.of(spec).first(now).orElse(null)));
+        fresh.add(fresh(spec, runner.calendars.timetable(spec).first(now).orElse(null)));
       }
       List<Upsert> results = config.store().upsertAll(fresh);
       List<JobRecord> changed = new ArrayList<>();
@@ -685,7 +824,7 @@ public final class KairosScheduler implements Scheduler {
     for (String key : List.copyOf(refused.keySet())) {
       try {
         // Still there, and still refused? (It may have been fixed or deleted by hand.)
-        String problem = config.store().find(key).map(r -> JobRules.problem(r, now)).orElse(null);
+        String problem = config.store().find(key).map(r -> problem(r, now)).orElse(null);
         if (problem == null) {
           refused.remove(key);
         } else {
@@ -698,9 +837,25 @@ public final class KairosScheduler implements Scheduler {
     for (UnreadableJob u : config.store().unreadable()) {
       all.put(u.key(), u.reason());
     }
+    calendarProblems(all);
     List<UnreadableJob> out = new ArrayList<>(all.size());
     all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
     return out;
+  }
+
+  /** Adds the stored jobs whose calendar does not exist (the store has no say in that). */
+  private void calendarProblems(Map<String, String> all) {
+    List<JobRecord> jobs = config.store().findAll();
+    if (jobs.stream().noneMatch(r -> r.spec().calendar().isPresent())) {
+      return;
+    }
+    runner.calendars.replaceAll(config.store().calendars());
+    for (JobRecord r : jobs) {
+      String problem = runner.calendars.problem(r.spec());
+      if (problem != null) {
+        all.putIfAbsent(r.key(), problem);
+      }
+    }
   }
 
   /** The failure's message, and its root cause's if that is another exception. */

@@ -28,6 +28,35 @@ public final class Timetables {
     throw new IllegalArgumentException("unknown schedule " + s);
   }
 
+  /**
+   * The timetable of a validated spec with its calendar, if it names one, looked up in {@code
+   * calendars}.
+   *
+   * @throws dev.kairos.UnreadableJobException naming the key and the calendar if there is none of
+   *     that name
+   */
+  public static Timetable of(
+      JobSpec spec,
+      java.util.function.Function<String, Optional<dev.kairos.BusinessCalendar>> calendars) {
+    Timetable base = of(spec);
+    if (spec.calendar().isEmpty()) {
+      return base;
+    }
+    String name = spec.calendar().get();
+    dev.kairos.BusinessCalendar c =
+        calendars
+            .apply(name)
+            .orElseThrow(
+                () ->
+                    new dev.kairos.UnreadableJobException(
+                        "job '"
+                            + dev.kairos.spi.JobRules.printable(spec.key())
+                            + "': calendar '"
+                            + dev.kairos.spi.JobRules.printable(name)
+                            + "' does not exist or cannot be read"));
+    return new CalendarTimetable(base, c, spec.calendarPolicy());
+  }
+
   /** {@code a + d}, saturating at {@link Instant#MAX}. */
   static Instant plus(Instant a, Duration d) {
     try {

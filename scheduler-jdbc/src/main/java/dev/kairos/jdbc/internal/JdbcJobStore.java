@@ -83,6 +83,10 @@ public final class JdbcJobStore implements ClusterStore {
   private final StoreSettings settings;
   private final RunTable runs;
   private final BackfillTable backfill;
+  private final CalendarTable calendarTable;
+
+  /** Names of unreadable calendars already logged. */
+  private final Set<String> warnedCalendars = ConcurrentHashMap.newKeySet();
 
   /** The dialect's statements, built on first use. */
   private volatile Tables tables;
@@ -131,6 +135,7 @@ public final class JdbcJobStore implements ClusterStore {
     this.settings = settings;
     this.runs = new RunTable(settings.tablePrefix());
     this.backfill = new BackfillTable(settings.tablePrefix());
+    this.calendarTable = new CalendarTable(settings.tablePrefix());
     this.commits = new GroupCommit<>(JdbcJobStore::keyOf, GroupCommit.lanesFor(source.poolSize()));
     this.startMarks =
         new StartMarks(
@@ -873,6 +878,41 @@ public final class JdbcJobStore implements ClusterStore {
     } catch (DateTimeException | ArithmeticException e) {
       return Instant.MIN;
     }
+  }
+
+  // ---- calendars -----------------------------------------------------------------------------
+
+  @Override
+  public void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
+    JobRules.checkCalendar(name, calendar);
+    tables(); // opens the store
+    database.inTransaction(
+        "storing calendar '" + JobRules.printable(name) + "'",
+        h -> {
+          calendarTable.put(h, name, calendar);
+          return null;
+        });
+    warnedCalendars.remove(name);
+  }
+
+  @Override
+  public java.util.SortedMap<String, dev.kairos.BusinessCalendar> calendars() {
+    tables();
+    return database.withHandle("reading calendars", h -> calendarTable.all(h, warnedCalendars));
+  }
+
+  @Override
+  public boolean deleteCalendar(String name) {
+    tables();
+    return database.inTransaction(
+        "deleting calendar '" + JobRules.printable(name) + "'",
+        h -> {
+          List<String> users = calendarTable.users(h, name);
+          if (!users.isEmpty()) {
+            throw JobRules.calendarInUse(name, users);
+          }
+          return calendarTable.delete(h, name);
+        });
   }
 
   /** Names the database and the table prefix, as the scheduler's start-up log shows it. */

@@ -40,7 +40,8 @@ public final class Migrations {
           "V3__run_history.sql",
           "V4__catch_up_window.sql",
           "V5__overlap.sql",
-          "V6__backfill.sql");
+          "V6__backfill.sql",
+          "V7__calendars.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";
@@ -53,7 +54,7 @@ public final class Migrations {
   private Migrations() {}
 
   /**
-   * The schema version this code works with.
+   * The schema version this code works with: the last script's (versions may leave gaps).
    *
    * @return the version of the last script
    */

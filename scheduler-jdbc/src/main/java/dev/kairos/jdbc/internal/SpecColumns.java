@@ -8,6 +8,7 @@ import static dev.kairos.jdbc.internal.Values.integer;
 import static dev.kairos.jdbc.internal.Values.name;
 import static dev.kairos.jdbc.internal.Values.text;
 
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobSpec;
@@ -50,7 +51,9 @@ final class SpecColumns {
           "retry_max_attempts",
           "retry_initial_delay",
           "jitter",
-          "overlap_policy");
+          "overlap_policy",
+          "calendar_name",
+          "calendar_policy");
 
   private SpecColumns() {}
 
@@ -70,6 +73,13 @@ final class SpecColumns {
         .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()))
         .bind("jitter", text(spec.jitter().orElse(null)))
         .bind("overlap_policy", spec.overlap() == null ? null : overlapKind(spec.overlap()));
+    bindCalendar(s, spec);
+  }
+
+  private static void bindCalendar(SqlStatement<?> s, JobSpec spec) {
+    String calendar = spec.calendar().orElse(null);
+    s.bind("calendar_name", calendar)
+        .bind("calendar_policy", calendar == null ? null : name(spec.calendarPolicy()));
   }
 
   private static String overlapKind(Overlap o) {
@@ -158,7 +168,21 @@ final class SpecColumns {
         .misfire(misfire(rs))
         .retry(retry(rs))
         .jitter(duration(rs, "jitter"))
-        .overlap(overlap(rs));
+        .overlap(overlap(rs))
+        .excluding(calendar(rs), calendarPolicy(rs));
+  }
+
+  private static String calendar(ResultSet rs) throws SQLException {
+    return rs.getString("calendar_name");
+  }
+
+  private static CalendarPolicy calendarPolicy(ResultSet rs) throws SQLException {
+    CalendarPolicy p = constant(rs, "calendar_policy", CalendarPolicy.class);
+    if ((p == null) != (calendar(rs) == null)) {
+      throw new IllegalArgumentException(
+          "calendar_policy " + p + " with calendar_name " + calendar(rs) + ": both or neither");
+    }
+    return p == null ? CalendarPolicy.SKIP : p;
   }
 
   private static Schedule schedule(ResultSet rs) throws SQLException {

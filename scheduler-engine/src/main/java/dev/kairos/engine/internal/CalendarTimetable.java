@@ -1,0 +1,106 @@
+package dev.kairos.engine.internal;
+
+import dev.kairos.BusinessCalendar;
+import dev.kairos.CalendarPolicy;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A timetable seen through a {@link BusinessCalendar}: each slot of the base timetable that the
+ * calendar excludes is dropped ({@link CalendarPolicy#SKIP}: the fire is the next base slot the
+ * calendar allows) or moved to the next allowed instant ({@link CalendarPolicy#NEXT_ALLOWED}). A
+ * pure function of instants, as every timetable.
+ *
+ * <p>Skipping does not walk the base slots one by one through an excluded stretch (an every-second
+ * job over a long weekend has hundreds of thousands): it jumps to the first base slot at or after
+ * the calendar's next allowed instant, by arithmetic for fixed rates and delays and by the cron
+ * search for cron. A calendar with no allowed instant within {@link
+ * BusinessCalendar#MAX_LOOK_AHEAD_DAYS} days ends the timetable.
+ */
+record CalendarTimetable(Timetable base, BusinessCalendar calendar, CalendarPolicy policy)
+    implements Timetable {
+
+  /** Most jumps one settle makes before it gives up (never reached by a valid calendar). */
+  static final int MAX_JUMPS = 10_000;
+
+  @Override
+  public Optional<Instant> first(Instant now) {
+    return base.first(now).flatMap(this::settle);
+  }
+
+  @Override
+  public Optional<Instant> successor(Instant fire) {
+    return base.successor(fire).flatMap(this::settle);
+  }
+
+  @Override
+  public Optional<Instant> afterRun(Instant fire, Instant runEnd) {
+    return base.afterRun(fire, runEnd).flatMap(this::settle);
+  }
+
+  /**
+   * The fire a base slot comes to: the slot itself if the calendar allows it, else under SKIP the
+   * first later base slot it allows, under NEXT_ALLOWED the next allowed instant. Empty if none.
+   */
+  Optional<Instant> settle(Instant slot) {
+    if (policy == CalendarPolicy.NEXT_ALLOWED) {
+      return calendar.nextAllowed(slot);
+    }
+    Instant s = slot;
+    for (int i = 0; i < MAX_JUMPS; i++) {
+      Optional<Instant> open = calendar.nextAllowed(s);
+      if (open.isEmpty()) {
+        return Optional.empty();
+      }
+      if (open.get().equals(s)) {
+        return Optional.of(s);
+      }
+      Optional<Instant> next = atOrAfter(s, open.get());
+      if (next.isEmpty()) {
+        return Optional.empty();
+      }
+      s = next.get();
+    }
+    return Optional.empty();
+  }
+
+  /** The first base slot at or after {@code bound}, starting from the slot {@code s < bound}. */
+  private Optional<Instant> atOrAfter(Instant s, Instant bound) {
+    if (base instanceof Timetables.FixedRate || base instanceof Timetables.FixedDelay) {
+      long n = base.countDue(s, bound.minusNanos(1), Long.MAX_VALUE);
+      return base.nth(s, Math.max(1, n));
+    }
+    if (base instanceof CronTimetable) {
+      // cron's successor is the first slot at or after the next whole second of its argument
+      boolean whole = bound.getNano() == 0;
+      Optional<Instant> next = base.successor(whole ? bound.minusSeconds(1) : bound);
+      return next.filter(n -> n.isAfter(s)).or(() -> base.successor(s));
+    }
+    Optional<Instant> next = base.successor(s);
+    for (int i = 0; i < WALK_CAP && next.isPresent() && next.get().isBefore(bound); i++) {
+      next = base.successor(next.get());
+    }
+    return next;
+  }
+
+  /**
+   * How many base slots a SKIP calendar dropped between two consecutive fires: those after {@code
+   * previous} and before {@code next}, counted up to {@code cap}. Zero under NEXT_ALLOWED, whose
+   * excluded fires move rather than drop.
+   */
+  long skippedBetween(Instant previous, Instant next, long cap) {
+    if (policy != CalendarPolicy.SKIP || !previous.isBefore(next)) {
+      return 0;
+    }
+    Optional<Instant> first = base.successor(previous);
+    if (first.isEmpty() || !first.get().isBefore(next)) {
+      return 0;
+    }
+    return base.countDue(first.get(), next.minusNanos(1), cap);
+  }
+
+  /** The first base slot after {@code previous}: the oldest fire {@link #skippedBetween} counts. */
+  Optional<Instant> firstSkipped(Instant previous) {
+    return base.successor(previous);
+  }
+}
