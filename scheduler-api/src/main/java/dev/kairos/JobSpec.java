@@ -78,6 +78,53 @@ public final class JobSpec {
     this.overlap = overlap;
   }
 
+  /** The parts of a spec, to copy one with some of them changed ({@link #with}). */
+  private static final class Parts {
+    String key;
+    String handler;
+    String data;
+    Schedule schedule;
+    Instant startAt;
+    Duration initialDelay;
+    Misfire misfire;
+    Retry retry;
+    Duration jitter;
+    Schedule conflicting;
+    Exclusion exclusion;
+    Overlap overlap;
+  }
+
+  /** A copy of this spec with the parts {@code change} sets. */
+  private JobSpec with(java.util.function.Consumer<Parts> change) {
+    Parts p = new Parts();
+    p.key = key;
+    p.handler = handler;
+    p.data = data;
+    p.schedule = schedule;
+    p.startAt = startAt;
+    p.initialDelay = initialDelay;
+    p.misfire = misfire;
+    p.retry = retry;
+    p.jitter = jitter;
+    p.conflicting = conflicting;
+    p.exclusion = exclusion;
+    p.overlap = overlap;
+    change.accept(p);
+    return new JobSpec(
+        p.key,
+        p.handler,
+        p.data,
+        p.schedule,
+        p.startAt,
+        p.initialDelay,
+        p.misfire,
+        p.retry,
+        p.jitter,
+        p.conflicting,
+        p.exclusion,
+        p.overlap);
+  }
+
   /**
    * Starts the definition of the job with this key (unique within a store).
    *
@@ -107,19 +154,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec handler(String handler) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.handler = handler);
   }
 
   /**
@@ -129,19 +164,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec data(String data) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.data = data);
   }
 
   /**
@@ -238,19 +261,11 @@ public final class JobSpec {
   private JobSpec only(Schedule next) {
     Schedule conflict =
         schedule != null && schedule.getClass() != next.getClass() ? schedule : conflicting;
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        next,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflict,
-        exclusion,
-        overlap);
+    return with(
+        p -> {
+          p.schedule = next;
+          p.conflicting = conflict;
+        });
   }
 
   /**
@@ -260,19 +275,11 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec schedule(Schedule schedule) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        null,
-        exclusion,
-        overlap);
+    return with(
+        p -> {
+          p.schedule = schedule;
+          p.conflicting = null;
+        });
   }
 
   /**
@@ -282,19 +289,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec startAt(Instant startAt) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.startAt = startAt);
   }
 
   /**
@@ -304,19 +299,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec initialDelay(Duration initialDelay) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.initialDelay = initialDelay);
   }
 
   /**
@@ -326,19 +309,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec misfire(Misfire misfire) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.misfire = misfire);
   }
 
   /**
@@ -348,19 +319,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec retry(Retry retry) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.retry = retry);
   }
 
   /**
@@ -386,19 +345,7 @@ public final class JobSpec {
    */
   public JobSpec jitter(Duration jitter) {
     Duration j = jitter != null && jitter.isZero() ? null : jitter;
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        j,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.jitter = j);
   }
 
   /**
@@ -415,19 +362,7 @@ public final class JobSpec {
    * @return the changed copy
    */
   public JobSpec overlap(Overlap overlap) {
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        exclusion,
-        overlap);
+    return with(p -> p.overlap = overlap);
   }
 
   /**
@@ -459,19 +394,7 @@ public final class JobSpec {
         calendarName == null
             ? null
             : new Exclusion(calendarName, Objects.requireNonNull(policy, "policy"));
-    return new JobSpec(
-        key,
-        handler,
-        data,
-        schedule,
-        startAt,
-        initialDelay,
-        misfire,
-        retry,
-        jitter,
-        conflicting,
-        x,
-        overlap);
+    return with(p -> p.exclusion = x);
   }
 
   /**

@@ -221,15 +221,7 @@ public final class KairosMetrics implements SchedulerListener {
 
   @Override
   public void firesDropped(String key, Instant oldestMissed, long dropped, Misfire policy) {
-    Tags tags = common.and("policy", policyName(policy));
-    if (keyTags) {
-      tags = tags.and("key", key);
-    }
-    Counter.builder(FIRES_DROPPED)
-        .tags(tags)
-        .description("Fires a misfire policy dropped or coalesced")
-        .register(registry)
-        .increment(dropped);
+    countDropped(key, policyName(policy), dropped);
   }
 
   /**
@@ -238,15 +230,18 @@ public final class KairosMetrics implements SchedulerListener {
    */
   @Override
   public void overlapDropped(String key, Instant oldestDropped, long dropped, Overlap policy) {
-    Tags tags =
-        common.and(
-            "policy", policy instanceof Overlap.Skip ? "overlap_skip" : "overlap_buffer_one");
+    countDropped(
+        key, policy instanceof Overlap.Skip ? "overlap_skip" : "overlap_buffer_one", dropped);
+  }
+
+  private void countDropped(String key, String policy, long dropped) {
+    Tags tags = common.and("policy", policy);
     if (keyTags) {
       tags = tags.and("key", key);
     }
     Counter.builder(FIRES_DROPPED)
         .tags(tags)
-        .description("Fires a misfire policy dropped or coalesced")
+        .description("Fires a misfire or overlap policy dropped or coalesced")
         .register(registry)
         .increment(dropped);
   }

@@ -13,7 +13,7 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.PreparedBatch;
+import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
@@ -57,28 +57,32 @@ public final class RunTable {
     }
     var batch = h.prepareBatch(insert);
     for (RunResult x : runs) {
-      bind(batch, x).add();
+      bind(batch, history(x)).add();
     }
     batch.execute();
   }
 
   /** Appends one history entry as it is: a backfill run's, or one for skipped fires. */
   public void insert(Handle h, RunRecord x) {
-    h.createUpdate(insert)
-        .bind("key", x.key())
-        .bind("scheduled", decimal(x.scheduledFireTime()))
-        .bind("start", decimal(x.start()))
-        .bind("end", decimal(x.end()))
-        .bind("outcome", x.outcome().name())
-        .bind("error", JobRows.trim(x.error()))
-        .bind("attempt", x.attempt())
-        .bind("instance", x.instance())
-        .bind("recovery", x.recovery())
-        .bind("missed", x.missedFires())
-        .execute();
+    bind(h.createUpdate(insert), x).execute();
   }
 
-  private static PreparedBatch bind(PreparedBatch s, RunResult x) {
+  /** The history row of a write-back. */
+  private static RunRecord history(RunResult x) {
+    return new RunRecord(
+        x.key(),
+        x.scheduledFireTime(),
+        x.start(),
+        x.end(),
+        x.outcome(),
+        x.error(),
+        x.attempt(),
+        x.instance(),
+        x.recovery(),
+        x.missedFires());
+  }
+
+  private static <S extends SqlStatement<S>> S bind(S s, RunRecord x) {
     return s.bind("key", x.key())
         .bind("scheduled", decimal(x.scheduledFireTime()))
         .bind("start", decimal(x.start()))
