@@ -236,6 +236,11 @@ public final class Soak {
               + (schema != null
                   ? "schema " + schema + (dbCluster != null ? " in cluster " + dbCluster : "")
                   : database != null ? "database " + database : url));
+      if (dbCluster != null) {
+        System.out.printf(
+            "the cluster keeps running on its port; remove it with: pg_dropcluster --stop %s %s%n",
+            pgVersion(), dbCluster);
+      }
       return;
     }
     if (dbCluster != null) {
