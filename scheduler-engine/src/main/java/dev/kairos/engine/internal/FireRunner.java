@@ -379,20 +379,14 @@ final class FireRunner {
       Instant next = d.nextWhenNoRun().orElse(null);
       JobState state = next == null ? JobState.COMPLETE : JobState.SCHEDULED;
       Instant due = Jitter.due(r.spec(), next);
-      JobRecord updated = r.withSchedule(state, next, due, FireKind.TIMETABLE, 1);
-      boolean[] applied = {false};
       JobRecord stored =
-          retrying(
-                  "updating job '" + r.key() + "'",
-                  () -> {
-                    Optional<JobRecord> x = config.store().replace(updated, r.version());
-                    applied[0] = x.isPresent();
-                    return x.or(() -> config.store().find(r.key())).orElse(null);
-                  })
-              .orElse(null);
-      if (applied[0]) { // this decision took effect (in cluster mode: no other instance's did)
-        recordSkipped(r.key(), tt, r.nextFireTime(), d.dropped(), r.spec().misfire().toString());
-      }
+          replace(
+              r,
+              r.withSchedule(state, next, due, FireKind.TIMETABLE, 1),
+              // only if this decision took effect (in cluster mode: no other instance's did)
+              () ->
+                  recordSkipped(
+                      r.key(), tt, r.nextFireTime(), d.dropped(), r.spec().misfire().toString()));
       return new Decision(tt, null, stored);
     }
     return new Decision(tt, fire(d, r.nextFireTime(), r.spec().misfire()), null);
@@ -950,15 +944,28 @@ final class FireRunner {
   }
 
   private JobRecord replace(JobRecord current, JobRecord updated) {
-    return retrying(
-            "updating job '" + current.key() + "'",
-            () ->
-                config
-                    .store()
-                    .replace(updated, current.version())
-                    .or(() -> config.store().find(current.key()))
-                    .orElse(null))
-        .orElse(null);
+    return replace(current, updated, () -> {});
+  }
+
+  /**
+   * Stores {@code updated} if the job is still at {@code current}'s version, else reads what is
+   * stored; calls {@code applied} after the call if {@code updated} was the one stored.
+   */
+  private JobRecord replace(JobRecord current, JobRecord updated, Runnable applied) {
+    boolean[] stored = {false};
+    JobRecord r =
+        retrying(
+                "updating job '" + current.key() + "'",
+                () -> {
+                  Optional<JobRecord> x = config.store().replace(updated, current.version());
+                  stored[0] = x.isPresent();
+                  return x.or(() -> config.store().find(current.key())).orElse(null);
+                })
+            .orElse(null);
+    if (stored[0]) {
+      applied.run();
+    }
+    return r;
   }
 
   /**
