@@ -61,8 +61,17 @@ final class ClusterSync implements Runnable {
     // Leases are renewed every lease/3 (two renewals may fail before a claim lapses); expired
     // claims are looked for twice as often, so that a dead instance's fire is recovered within
     // lease/6 of its lease ending and failover stays under lease + lease/3 with room to spare.
+    //
+    // After a store outage, recovery waits lease/3 past the last failed call. An outage as long
+    // as the lease lets every claim lapse, the live owners' too: they could not renew. Their
+    // renewal is retried every lease/6 at most (and first thing after the outage), so within
+    // that grace every live owner has renewed, and the scan that follows finds only the claims
+    // of instances that are really gone. Without it, whichever instance reached the store first
+    // would take over a fire that is still running elsewhere.
     Duration renewEvery = config.cluster().lease().dividedBy(3);
     Duration recoverEvery = config.cluster().lease().dividedBy(6);
+    Duration poll = config.cluster().poll();
+    Duration retryEvery = poll.compareTo(recoverEvery) < 0 ? poll : recoverEvery;
     long nextRenew = 0;
     long nextRecover = 0;
     while (!stopped) {
@@ -79,14 +88,16 @@ final class ClusterSync implements Runnable {
         applyChanges();
         health.ok();
         long untilNext = Math.max(0, Math.min(nextRenew, nextRecover) - System.nanoTime());
-        Duration poll = config.cluster().poll();
         store.awaitChange(poll.toNanos() <= untilNext ? poll : Duration.ofNanos(untilNext));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
       } catch (RuntimeException e) {
         health.failed("syncing with the cluster", e);
-        if (!health.pause(config.cluster().poll())) {
+        long now = System.nanoTime();
+        nextRenew = now; // renew first thing once the store answers
+        nextRecover = Math.max(nextRecover - now, renewEvery.toNanos()) + now;
+        if (!health.pause(retryEvery)) {
           break;
         }
       }
