@@ -18,15 +18,20 @@ package dev.kairos;
  *       <td>the newest runs next, judged by the misfire policy</td></tr>
  *   <tr><td>{@link #skip()}</td><td>all dropped and counted</td><td>the first fire after the
  *       run's end</td></tr>
+ *   <tr><td>{@link #replace()}</td><td>the first one interrupts the run (its worker thread); the
+ *       newest is kept, older ones dropped and counted</td><td>the interrupted run is recorded
+ *       {@link RunOutcome#INTERRUPTED}, not retried; the newest fire runs next</td></tr>
  * </table>
  *
  * <p>Dropped fires are reported to {@link SchedulerListener#overlapDropped} and logged. A fixed
  * delay never overlaps (its next fire is counted from the end of the run) and a one-shot has no
- * next fire, so the policy changes nothing for them. Kubernetes' {@code Allow} and {@code Replace}
- * (concurrent runs of one job, interrupting a run) are not offered: a job's runs are serialized so
- * that each write-back starts from the state the previous one left.
+ * next fire, so the policy changes nothing for them. Kubernetes' {@code Allow} (concurrent runs of
+ * one job) is not offered: a job's runs are serialized so that each write-back starts from the
+ * state the previous one left. For the same reason {@link #replace()} starts the new fire only once
+ * the interrupted run has returned and been written back.
  */
-public sealed interface Overlap permits Overlap.Forbid, Overlap.BufferOne, Overlap.Skip {
+public sealed interface Overlap
+    permits Overlap.Forbid, Overlap.BufferOne, Overlap.Skip, Overlap.Replace {
 
   /**
    * Fires that come due during a run wait for it; the misfire policy judges them when they start.
@@ -56,6 +61,20 @@ public sealed interface Overlap permits Overlap.Forbid, Overlap.BufferOne, Overl
    */
   static Overlap skip() {
     return Skip.INSTANCE;
+  }
+
+  /**
+   * The first fire that comes due during a run interrupts it ({@link Thread#interrupt()} on the
+   * worker running it); once the handler has returned, the run is recorded {@link
+   * RunOutcome#INTERRUPTED} with "replaced by …" as its error and is not retried, and the newest
+   * fire that came due runs next (older ones are dropped and counted, as under {@link
+   * #bufferOne()}). A handler that ignores interrupts is not cut short: its run goes on, and the
+   * newest fire waits for it. Kubernetes' {@code Replace}, Temporal's {@code CancelOther}.
+   *
+   * @return the replace policy
+   */
+  static Overlap replace() {
+    return Replace.INSTANCE;
   }
 
   /** See {@link Overlap#forbid()}. */
@@ -88,6 +107,17 @@ public sealed interface Overlap permits Overlap.Forbid, Overlap.BufferOne, Overl
     @Override
     public String toString() {
       return "skip";
+    }
+  }
+
+  /** See {@link Overlap#replace()}. */
+  enum Replace implements Overlap {
+    /** The only value. */
+    INSTANCE;
+
+    @Override
+    public String toString() {
+      return "replace";
     }
   }
 }

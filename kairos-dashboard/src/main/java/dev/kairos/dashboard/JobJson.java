@@ -268,9 +268,10 @@ public final class JobJson {
       case "forbid" -> Overlap.forbid();
       case "bufferOne" -> Overlap.bufferOne();
       case "skip" -> Overlap.skip();
+      case "replace" -> Overlap.replace();
       default ->
           throw new IllegalArgumentException(
-              where + " overlap: '" + overlap + "' is not one of forbid, bufferOne, skip");
+              where + " overlap: '" + overlap + "' is not one of forbid, bufferOne, skip, replace");
     };
   }
 

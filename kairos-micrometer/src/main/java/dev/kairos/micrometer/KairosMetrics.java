@@ -52,7 +52,8 @@ public final class KairosMetrics implements SchedulerListener {
 
   /**
    * Fires a misfire or overlap policy dropped, tagged {@code policy} ({@code catch_up}, {@code
-   * fire_once}, {@code skip}, {@code overlap_skip}, {@code overlap_buffer_one}).
+   * fire_once}, {@code skip}, {@code overlap_skip}, {@code overlap_buffer_one}, {@code
+   * overlap_replace}).
    */
   public static final String FIRES_DROPPED = "kairos.fires.dropped";
 
@@ -225,13 +226,20 @@ public final class KairosMetrics implements SchedulerListener {
   }
 
   /**
-   * Counted under {@link #FIRES_DROPPED} too, with policy {@code overlap_skip} or {@code
-   * overlap_buffer_one}.
+   * Counted under {@link #FIRES_DROPPED} too, with policy {@code overlap_skip}, {@code
+   * overlap_buffer_one} or {@code overlap_replace}.
    */
   @Override
   public void overlapDropped(String key, Instant oldestDropped, long dropped, Overlap policy) {
-    countDropped(
-        key, policy instanceof Overlap.Skip ? "overlap_skip" : "overlap_buffer_one", dropped);
+    String tag;
+    if (policy instanceof Overlap.Skip) {
+      tag = "overlap_skip";
+    } else if (policy instanceof Overlap.Replace) {
+      tag = "overlap_replace";
+    } else {
+      tag = "overlap_buffer_one";
+    }
+    countDropped(key, tag, dropped);
   }
 
   private void countDropped(String key, String policy, long dropped) {

@@ -166,6 +166,7 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
               case FORBID -> Overlap.forbid();
               case BUFFER_ONE -> Overlap.bufferOne();
               case SKIP -> Overlap.skip();
+              case REPLACE -> Overlap.replace();
             });
     String calendar = r.resolveStringValue(a.calendar());
     if (!calendar.isEmpty()) {

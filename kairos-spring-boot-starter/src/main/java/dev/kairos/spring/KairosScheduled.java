@@ -187,6 +187,8 @@ public @interface KairosScheduled {
     /** Only the newest fire that came due during a run waits; older ones are dropped. */
     BUFFER_ONE,
     /** Fires that came due during a run are dropped. */
-    SKIP
+    SKIP,
+    /** The first fire that comes due during a run interrupts it; the newest runs next. */
+    REPLACE
   }
 }

@@ -3,8 +3,10 @@ package dev.kairos.engine.internal;
 import dev.kairos.Job;
 import dev.kairos.JobState;
 import dev.kairos.Misfire;
+import dev.kairos.Overlap;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
+import dev.kairos.Schedule;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
@@ -50,6 +52,9 @@ final class FireRunner {
   /** Keeps this instance's backfill runs of a job apart from its regular runs. */
   final RunGate gate = new RunGate();
 
+  /** Interrupts runs of replace-policy jobs when their next fire comes due; stopped at close. */
+  final RunReplacer replacer;
+
   /** The calendars jobs' timetables are read through; the scheduler keeps them current. */
   final Calendars calendars = new Calendars();
 
@@ -77,6 +82,7 @@ final class FireRunner {
     this.closing = closing;
     this.health = health;
     this.cluster = config.store() instanceof ClusterStore cs && cs.clustered() ? cs : null;
+    this.replacer = new RunReplacer(config.time(), config.instanceId());
   }
 
   /**
@@ -543,6 +549,9 @@ final class FireRunner {
     RunOutcome outcome = RunOutcome.SUCCESS;
     long handlerBegin = System.nanoTime();
     inHandler.incrementAndGet();
+    RunReplacer.Watch watch = replaceWatch(r, tt, localStart);
+    boolean cut = false;
+    boolean replaced = false;
     try {
       Job job = config.handlers().get(r.spec().handler());
       gate.regular(r.key(), () -> job.run(ctx)); // never beside a backfill run of the job
@@ -553,15 +562,23 @@ final class FireRunner {
       failure = t;
       outcome = RunOutcome.FAILURE;
     } finally {
+      // Before the flag is read: once the watch has ended, no replace interrupt can come.
+      cut = replacer.end(watch);
+      if (cut && failure != null && outcome == RunOutcome.FAILURE) {
+        replaced = true;
+        outcome = RunOutcome.INTERRUPTED;
+        failure = new ReplacedException(watch.replacedBy, failure);
+      }
       inHandler.decrementAndGet();
       long took = System.nanoTime() - handlerBegin;
       runNanos += (took - runNanos) / 16; // racy on purpose: a rough recent average suffices
     }
     boolean interrupted =
-        Thread.interrupted(); // a store call must not see the flag (H2 closes files)
+        Thread.interrupted() // a store call must not see the flag (H2 closes files)
+            && (!cut || closing.getAsBoolean()); // a replace interrupt ends here
     Duration ran = Duration.between(localStart, config.time().now());
     Instant end = start.plus(ran.isNegative() ? Duration.ZERO : ran); // a resampled clock steps
-    RunResult result = result(r, tt, fire, ctx, end, outcome, failure);
+    RunResult result = result(r, tt, fire, ctx, end, outcome, failure, replaced);
     report(ctx, result, failure, Duration.between(start, end));
     WriteBackQueue<Queued> queue = writeBacks;
     if (queue != null) {
@@ -586,8 +603,9 @@ final class FireRunner {
       RunContext ctx,
       Instant end,
       RunOutcome outcome,
-      Throwable failure) {
-    NextState next = nextState(r, tt, fire, outcome, ctx.actualStart(), end);
+      Throwable failure,
+      boolean replaced) {
+    NextState next = nextState(r, tt, fire, outcome, replaced, ctx.actualStart(), end);
     return new RunResult(
         r.key(),
         r.version(),
@@ -615,8 +633,14 @@ final class FireRunner {
       JobState state, Instant nextFire, Instant due, FireKind kind, int attempt) {}
 
   private NextState nextState(
-      JobRecord r, Timetable tt, Fire fire, RunOutcome outcome, Instant start, Instant end) {
-    if (outcome == RunOutcome.INTERRUPTED) {
+      JobRecord r,
+      Timetable tt,
+      Fire fire,
+      RunOutcome outcome,
+      boolean replaced,
+      Instant start,
+      Instant end) {
+    if (outcome == RunOutcome.INTERRUPTED && !replaced) {
       // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
       return new NextState(
           JobState.SCHEDULED, r.nextFireTime(), r.dueTime(), r.dueKind(), r.attempt());
@@ -661,6 +685,39 @@ final class FireRunner {
     return d.next();
   }
 
+  /**
+   * Watches a run of a {@link Overlap#replace() replace} job: its worker is interrupted when the
+   * first fire scheduled after the run's start comes due. Null for other policies, and for jobs
+   * whose next fire cannot come due during a run (fixed delay, one-shot).
+   */
+  private RunReplacer.Watch replaceWatch(JobRecord r, Timetable tt, Instant start) {
+    if (!(r.spec().overlap() instanceof Overlap.Replace)
+        || r.spec().schedule() instanceof Schedule.FixedDelay) {
+      return null;
+    }
+    Instant next = tt.successor(start).orElse(null);
+    if (next == null) {
+      return null;
+    }
+    return replacer.watch(r.key(), Jitter.due(r.spec(), next), next);
+  }
+
+  /** What a replaced run failed with: the interruption, with the fire that replaced it. */
+  static final class ReplacedException extends Exception {
+    private static final long serialVersionUID = 1L;
+    final transient Instant replacedBy;
+
+    ReplacedException(Instant replacedBy, Throwable cause) {
+      super("replaced by the fire of " + replacedBy + " (overlap policy replace)", cause);
+      this.replacedBy = replacedBy;
+    }
+
+    @Override
+    public String toString() {
+      return getMessage() + ": " + getCause();
+    }
+  }
+
   /** When to retry a failed fire, or null if its retry policy is spent (or it was a trigger). */
   private static Instant retryAt(JobRecord r, Fire fire, RunOutcome outcome, Instant end) {
     int max = r.spec().retry().maxAttempts();
@@ -677,7 +734,13 @@ final class FireRunner {
       return;
     }
     boolean willRetry = result.dueKind() == FireKind.RETRY;
-    if (result.outcome() == RunOutcome.INTERRUPTED) {
+    if (failure instanceof ReplacedException x) {
+      log.info(
+          "job '{}': run of fire {} ended by interruption; fire {} replaces it",
+          ctx.key(),
+          ctx.scheduledFireTime(),
+          x.replacedBy);
+    } else if (result.outcome() == RunOutcome.INTERRUPTED) {
       log.warn(
           "job '{}': run of fire {} interrupted by shutdown; it runs again at the next start",
           ctx.key(),

@@ -914,6 +914,7 @@ public final class KairosScheduler implements Scheduler {
       joinBackfill(interruptDeadline);
     }
     stopClusterSync(interruptDeadline);
+    runner.replacer.stop();
     if (!runner.stopWriteBackQueue(
         Math.max(interruptDeadline, System.nanoTime() + 1_000_000_000L))) {
       log.error(

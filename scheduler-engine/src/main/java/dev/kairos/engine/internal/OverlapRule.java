@@ -11,6 +11,10 @@ import java.time.Instant;
  * <p>A fire came due during the run when it is after the run's start and at or before its end. If
  * the following fire was already due when the run started, the job is working through a backlog
  * that the misfire rule judges; the overlap policy leaves it alone.
+ *
+ * <p>{@link Overlap#replace()} keeps what {@link Overlap#bufferOne()} keeps: its interruption of
+ * the run is the {@link RunReplacer}'s business, and once the run has returned, the newest fire
+ * that came due during it runs next.
  */
 final class OverlapRule {
   private OverlapRule() {}
@@ -43,7 +47,7 @@ final class OverlapRule {
       return Decision.keep(next);
     }
     long during = tt.countDue(next, end, Timetable.WALK_CAP); // at least 1: next itself
-    if (policy instanceof Overlap.BufferOne) {
+    if (policy instanceof Overlap.BufferOne || policy instanceof Overlap.Replace) {
       if (during <= 1) {
         return Decision.keep(next);
       }

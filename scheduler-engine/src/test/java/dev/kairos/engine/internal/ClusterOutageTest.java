@@ -137,7 +137,9 @@ class ClusterOutageTest {
     linkA.restore();
     await().atMost(Duration.ofSeconds(10)).until(() -> !linkA.renewalsSinceUp.isEmpty());
 
-    assertThat(linkA.renewalsSinceUp.get(0)).as("claims the owner renewed after the outage").isOne();
+    assertThat(linkA.renewalsSinceUp.get(0))
+        .as("claims the owner renewed after the outage")
+        .isOne();
     hold.countDown();
     await().atMost(Duration.ofSeconds(10)).until(() -> a.runningKeys().isEmpty());
     assertThat(shared.find("job").orElseThrow().nextFireTime())

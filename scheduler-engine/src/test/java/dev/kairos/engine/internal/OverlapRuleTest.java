@@ -29,18 +29,24 @@ class OverlapRuleTest {
         Arguments.of(Overlap.forbid(), 0, 9, 10, 0, null),
         Arguments.of(Overlap.bufferOne(), 0, 9, 10, 0, null),
         Arguments.of(Overlap.skip(), 0, 9, 10, 0, null),
+        Arguments.of(Overlap.replace(), 0, 9, 10, 0, null),
         // Ends exactly at the next fire: it came due during the run (at or before the end).
         Arguments.of(Overlap.forbid(), 0, 10, 10, 0, null),
         Arguments.of(Overlap.bufferOne(), 0, 10, 10, 0, null),
         Arguments.of(Overlap.skip(), 0, 10, 20, 1, 10),
+        // Replace: the run was interrupted when fire 10 came due, and fire 10 runs next.
+        Arguments.of(Overlap.replace(), 0, 10, 10, 0, null),
         // Overran 3.5 periods: fires 10, 20, 30 came due during it.
         Arguments.of(Overlap.forbid(), 0, 35, 10, 0, null),
         Arguments.of(Overlap.bufferOne(), 0, 35, 30, 2, 10),
         Arguments.of(Overlap.skip(), 0, 35, 40, 3, 10),
+        // Replace, a handler that ignored the interrupt: the newest fire runs, as bufferOne.
+        Arguments.of(Overlap.replace(), 0, 35, 30, 2, 10),
         // A late start (backlog): fire 10 was already due at the start, so the misfire rule,
         // not the overlap policy, decides about it.
         Arguments.of(Overlap.skip(), 12, 35, 10, 0, null),
-        Arguments.of(Overlap.bufferOne(), 12, 35, 10, 0, null));
+        Arguments.of(Overlap.bufferOne(), 12, 35, 10, 0, null),
+        Arguments.of(Overlap.replace(), 12, 35, 10, 0, null));
   }
 
   @ParameterizedTest(name = "{0}: run {1}s..{2}s → next {3}s, {4} dropped")
@@ -58,7 +64,8 @@ class OverlapRuleTest {
         // Hourly cron; the 02:00 run ends at 04:30: 03:00 and 04:00 came due during it.
         Arguments.of(Overlap.forbid(), "03:00", 0),
         Arguments.of(Overlap.bufferOne(), "04:00", 1),
-        Arguments.of(Overlap.skip(), "05:00", 2));
+        Arguments.of(Overlap.skip(), "05:00", 2),
+        Arguments.of(Overlap.replace(), "04:00", 1));
   }
 
   @ParameterizedTest(name = "cron, {0} → next {1}")
@@ -104,7 +111,7 @@ class OverlapRuleTest {
   }
 
   static Stream<Overlap> policies() {
-    return Stream.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip());
+    return Stream.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip(), Overlap.replace());
   }
 
   private static Instant s(int seconds) {

@@ -87,6 +87,8 @@ final class SpecColumns {
       return "SKIP";
     } else if (o instanceof Overlap.BufferOne) {
       return "BUFFER_ONE";
+    } else if (o instanceof Overlap.Replace) {
+      return "REPLACE";
     }
     return "FORBID";
   }
@@ -104,6 +106,8 @@ final class SpecColumns {
         return Overlap.bufferOne();
       case "SKIP":
         return Overlap.skip();
+      case "REPLACE":
+        return Overlap.replace();
       default:
         throw new IllegalArgumentException("unknown overlap_policy '" + kind + "'");
     }
