@@ -46,6 +46,7 @@ class JobJsonTest {
             .jitter(Duration.ofMinutes(10)),
         JobSpec.named("h").handler("h").fixedRate(Duration.ofMinutes(1)).overlap(Overlap.skip()),
         JobSpec.named("i").handler("h").cron("0 * * * * ?").overlap(Overlap.bufferOne()),
+        JobSpec.named("r").handler("h").cron("0 * * * * ?").overlap(Overlap.replace()),
         JobSpec.named("k").handler("h").cron("0 0 9 * * ?").excluding("desk"),
         JobSpec.named("l")
             .handler("h")

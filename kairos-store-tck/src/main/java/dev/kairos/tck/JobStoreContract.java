@@ -924,6 +924,7 @@ public abstract class JobStoreContract {
             base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.skip()),
             base.cron("0 0 2 * * ?", paris).overlap(Overlap.bufferOne()),
             base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.forbid()),
+            base.cron("0 */5 * * * ?", paris).overlap(Overlap.replace()),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.backoff(5, Duration.ofMillis(1500))),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
             base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),

@@ -54,12 +54,36 @@ public final class ConnectionSource {
     if (extendsAny(dataSource.getClass(), MYSQL_FAMILY)) {
       c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
     }
+    if (extendsAny(dataSource.getClass(), PG_FAMILY)) {
+      c.setConnectionInitSql(PG_SESSION_SETUP);
+    }
     log.info(
         "{} opens a new connection for every call; the store pools it ({} connections, closed"
             + " with the store, the data source itself is not closed)",
         dataSource.getClass().getName(),
         poolSize);
     return new ConnectionSource(null, c, "data source " + dataSource);
+  }
+
+  /**
+   * Run on each connection of a pool the store makes for PostgreSQL. The store's transactions hold
+   * no user code, so none of them is idle for long between two statements, unless its process is
+   * frozen (a stop signal, a long GC pause, a suspended VM) in the middle. Such a transaction would
+   * keep its row locks for as long as the freeze, and a claim or recovery of that row by another
+   * instance would wait on it past the lease (a soak froze an instance for lease + 3 s mid
+   * write-back: the job's next fire was recovered 8.08 s after the freeze, over the lease + lease/3
+   * bound). The server ends such a session after 2 s, which frees its locks; the frozen instance
+   * finds its connection closed when it resumes, and retries as it does after any lost connection.
+   */
+  static final String PG_SESSION_SETUP =
+      "SET idle_in_transaction_session_timeout = " + Timeouts.IDLE_IN_TRANSACTION_MS;
+
+  /** See {@link #PG_SESSION_SETUP}. */
+  static final class Timeouts {
+    /** How long a transaction of the store's own pool may be idle on PostgreSQL. */
+    static final int IDLE_IN_TRANSACTION_MS = 2000;
+
+    private Timeouts() {}
   }
 
   /** True if the class is, or extends, one of {@link #UNPOOLED}. */
@@ -76,6 +100,11 @@ public final class ConnectionSource {
     }
     return false;
   }
+
+  /** The plain data sources of {@link #UNPOOLED} that reach PostgreSQL. */
+  private static final java.util.Set<String> PG_FAMILY =
+      java.util.Set.of(
+          "org.postgresql.ds.PGSimpleDataSource", "org.postgresql.jdbc3.Jdbc3SimpleDataSource");
 
   /** The plain data sources of {@link #UNPOOLED} whose servers need READ COMMITTED set. */
   private static final java.util.Set<String> MYSQL_FAMILY =
@@ -114,6 +143,9 @@ public final class ConnectionSource {
       // The driver sends a batch of INSERTs as multi-row INSERTs (scheduleAll: about twice as
       // fast); a URL that sets the property itself keeps its value.
       c.addDataSourceProperty("reWriteBatchedInserts", "true");
+    }
+    if (url.startsWith("jdbc:postgresql:")) {
+      c.setConnectionInitSql(PG_SESSION_SETUP);
     }
     if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
       c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
