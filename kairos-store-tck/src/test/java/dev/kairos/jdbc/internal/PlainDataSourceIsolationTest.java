@@ -39,6 +39,7 @@ class PlainDataSourceIsolationTest {
     ds.setPassword("");
 
     assertThat(serverIsolation(ds, "t_iso_mysql_")).isEqualTo("READ-COMMITTED");
+    assertThat(idleTransactionTimeout(ds, "t_iso_mysql_")).isEqualTo(2);
   }
 
   @Test
@@ -53,6 +54,7 @@ class PlainDataSourceIsolationTest {
                 + MariaDbTestDatabase.USER);
 
     assertThat(serverIsolation(ds, "t_iso_maria_")).isEqualTo("READ-COMMITTED");
+    assertThat(idleTransactionTimeout(ds, "t_iso_maria_")).isEqualTo(2);
   }
 
   private static String serverIsolation(DataSource ds, String prefix) {
@@ -65,5 +67,47 @@ class PlainDataSourceIsolationTest {
     } finally {
       database.close();
     }
+  }
+
+  /**
+   * The store's pools end a transaction idle for 2 s on MariaDB (see {@code
+   * ConnectionSource.MYSQL_FAMILY_SESSION_SETUP}), as on PostgreSQL.
+   */
+  private static int idleTransactionTimeout(DataSource ds, String prefix) {
+    Database database = new Database(ConnectionSource.of(ds, 2), prefix, true);
+    try {
+      database.open();
+      return database.withHandle(
+          "reading idle_transaction_timeout",
+          h ->
+              h.createQuery("SELECT @@session.idle_transaction_timeout")
+                  .mapTo(Integer.class)
+                  .one());
+    } finally {
+      database.close();
+    }
+  }
+
+  @Test
+  void poolFromUrl_mariaDbSession_endsIdleTransactions() {
+    db.assumeReachable();
+    String url =
+        db.url().replace(MySqlOnMariaDb.SERVER, MariaDbTestDatabase.SERVER).replaceAll("\\?.*", "");
+    ConnectionSource source = ConnectionSource.pool(url, MariaDbTestDatabase.USER, "", 2, "test");
+    Database database = new Database(source, "t_iso_url_", true);
+    int timeout;
+    try {
+      database.open();
+      timeout =
+          database.withHandle(
+              "reading idle_transaction_timeout",
+              h ->
+                  h.createQuery("SELECT @@session.idle_transaction_timeout")
+                      .mapTo(Integer.class)
+                      .one());
+    } finally {
+      database.close();
+    }
+    assertThat(timeout).isEqualTo(2);
   }
 }

@@ -53,6 +53,7 @@ public final class ConnectionSource {
     c.setPoolName("kairos-store");
     if (extendsAny(dataSource.getClass(), MYSQL_FAMILY)) {
       c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
+      c.setConnectionInitSql(MYSQL_FAMILY_SESSION_SETUP);
     }
     if (extendsAny(dataSource.getClass(), PG_FAMILY)) {
       c.setConnectionInitSql(PG_SESSION_SETUP);
@@ -77,6 +78,17 @@ public final class ConnectionSource {
    */
   static final String PG_SESSION_SETUP =
       "SET idle_in_transaction_session_timeout = " + Timeouts.IDLE_IN_TRANSACTION_MS;
+
+  /**
+   * {@link #PG_SESSION_SETUP} for MariaDB: its {@code idle_transaction_timeout} (seconds) does the
+   * same. MySQL has no such setting, and the same driver URL may reach either server: MariaDB runs
+   * the text of a {@code /*M! ...}{@code *}{@code /} comment, MySQL skips it and sets only the
+   * harmless user variable.
+   */
+  static final String MYSQL_FAMILY_SESSION_SETUP =
+      "SET @kairos_pool = 1 /*M!, SESSION idle_transaction_timeout = "
+          + Timeouts.IDLE_IN_TRANSACTION_MS / 1000
+          + " */";
 
   /** See {@link #PG_SESSION_SETUP}. */
   static final class Timeouts {
@@ -149,6 +161,7 @@ public final class ConnectionSource {
     }
     if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
       c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
+      c.setConnectionInitSql(MYSQL_FAMILY_SESSION_SETUP);
     }
     return new ConnectionSource(null, c, description);
   }
