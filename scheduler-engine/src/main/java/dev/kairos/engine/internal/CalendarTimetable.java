@@ -83,24 +83,39 @@ record CalendarTimetable(Timetable base, BusinessCalendar calendar, CalendarPoli
     return next;
   }
 
-  /**
-   * How many base slots a SKIP calendar dropped between two consecutive fires: those after {@code
-   * previous} and before {@code next}, counted up to {@code cap}. Zero under NEXT_ALLOWED, whose
-   * excluded fires move rather than drop.
-   */
-  long skippedBetween(Instant previous, Instant next, long cap) {
-    if (policy != CalendarPolicy.SKIP || !previous.isBefore(next)) {
-      return 0;
-    }
-    Optional<Instant> first = base.successor(previous);
-    if (first.isEmpty() || !first.get().isBefore(next)) {
-      return 0;
-    }
-    return base.countDue(first.get(), next.minusNanos(1), cap);
+  /** The base slots a SKIP calendar dropped in a stretch: how many, the oldest and newest. */
+  record Skipped(long count, Instant oldest, Instant newest) {
+    static final Skipped NONE = new Skipped(0, null, null);
   }
 
-  /** The first base slot after {@code previous}: the oldest fire {@link #skippedBetween} counts. */
-  Optional<Instant> firstSkipped(Instant previous) {
-    return base.successor(previous);
+  /**
+   * The base slots a SKIP calendar dropped from {@code from} (a fire of this timetable) up to, not
+   * including, {@code to}: those between each two fires of this timetable in that stretch. NONE
+   * under NEXT_ALLOWED, whose excluded fires move rather than drop. Walks this timetable's fires in
+   * the stretch (at most {@link #WALK_CAP}) and counts each gap's base slots (by arithmetic for
+   * fixed rates; cron's count also stops at the cap).
+   */
+  Skipped skipped(Instant from, Instant to) {
+    if (policy != CalendarPolicy.SKIP || from == null || to == null || !from.isBefore(to)) {
+      return Skipped.NONE;
+    }
+    long count = 0;
+    Instant oldest = null;
+    Instant newest = null;
+    Instant f = from;
+    for (int walked = 0; walked < WALK_CAP && f.isBefore(to); walked++) {
+      Optional<Instant> gapStart = base.successor(f);
+      Instant g = successor(f).filter(n -> n.isBefore(to)).orElse(to);
+      if (gapStart.isPresent() && gapStart.get().isBefore(g)) {
+        long n = base.countDue(gapStart.get(), g.minusNanos(1), WALK_CAP);
+        if (n > 0) {
+          count += n;
+          oldest = oldest == null ? gapStart.get() : oldest;
+          newest = base.nth(gapStart.get(), n - 1).orElse(gapStart.get());
+        }
+      }
+      f = g;
+    }
+    return count == 0 ? Skipped.NONE : new Skipped(count, oldest, newest);
   }
 }

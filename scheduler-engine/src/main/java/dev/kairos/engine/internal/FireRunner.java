@@ -366,7 +366,6 @@ final class FireRunner {
   private Decision timetableFire(Entry e, JobRecord r, Timetable tt) {
     Instant now = config.time().now();
     Instant dueAt = Jitter.due(r.spec(), r.nextFireTime());
-    calendarDrops(r, tt);
     MisfireRule.Decision d =
         MisfireRule.decide(
             tt, r.nextFireTime(), t -> Jitter.due(r.spec(), t), now, r.spec().misfire());
@@ -390,9 +389,11 @@ final class FireRunner {
               r,
               r.withSchedule(state, next, due, FireKind.TIMETABLE, 1),
               // only if this decision took effect (in cluster mode: no other instance's did)
-              () ->
-                  recordSkipped(
-                      r.key(), tt, r.nextFireTime(), d.dropped(), r.spec().misfire().toString()));
+              () -> {
+                recordSkipped(
+                    r.key(), tt, r.nextFireTime(), d.dropped(), r.spec().misfire().toString());
+                calendarDrops(r, tt, r.nextFireTime(), next);
+              });
       return new Decision(tt, null, stored);
     }
     return new Decision(tt, fire(d, r.nextFireTime(), r.spec().misfire()), null);
@@ -437,7 +438,10 @@ final class FireRunner {
     if (count <= 0 || oldest == null) {
       return;
     }
-    Instant newest = tt.nth(oldest, count - 1).orElse(oldest);
+    recordSkipped(key, oldest, tt.nth(oldest, count - 1).orElse(oldest), count, policy);
+  }
+
+  private void recordSkipped(String key, Instant oldest, Instant newest, long count, String by) {
     Instant now = config.time().now();
     RunRecord entry =
         new RunRecord(
@@ -446,7 +450,7 @@ final class FireRunner {
             now,
             now,
             RunOutcome.SKIPPED,
-            "skipped " + count + " fire(s) from " + oldest + " to " + newest + " by " + policy,
+            "skipped " + count + " fire(s) from " + oldest + " to " + newest + " by " + by,
             1,
             config.instanceId(),
             false,
@@ -459,26 +463,30 @@ final class FireRunner {
   }
 
   /**
-   * Reports the fires a SKIP calendar dropped between the job's last fire and this one, as misfire
-   * drops are reported (so once, when the next allowed fire is taken up).
+   * Reports and records the slots a SKIP calendar dropped as the job's next fire moves from {@code
+   * from} to {@code to}: those between the fires of its timetable in that stretch (the fires
+   * themselves ran, or a misfire or overlap policy accounts for them). Called where the move is
+   * written (a run's write-back, a misfire decision that runs nothing), so each slot once.
    */
-  private void calendarDrops(JobRecord r, Timetable tt) {
-    Instant last = r.lastScheduledFireTime();
-    if (!(tt instanceof CalendarTimetable c) || last == null) {
+  private void calendarDrops(JobRecord r, Timetable tt, Instant from, Instant to) {
+    if (!(tt instanceof CalendarTimetable c)) {
       return;
     }
-    long n = c.skippedBetween(last, r.nextFireTime(), Timetable.WALK_CAP);
-    if (n > 0) {
-      Instant oldest = c.firstSkipped(last).orElse(r.nextFireTime());
-      log.info(
-          "job '{}': calendar '{}' excluded {} fire(s) from {}; next allowed fire {}",
-          r.key(),
-          r.spec().calendar().orElse(""),
-          n,
-          oldest,
-          r.nextFireTime());
-      listeners.firesDropped(r.key(), oldest, n, r.spec().misfire());
+    CalendarTimetable.Skipped s = c.skipped(from, to);
+    if (s.count() == 0) {
+      return;
     }
+    String calendar = r.spec().calendar().orElse("");
+    log.info(
+        "job '{}': calendar '{}' excluded {} fire(s) from {} to {}; next allowed fire {}",
+        r.key(),
+        calendar,
+        s.count(),
+        s.oldest(),
+        s.newest(),
+        to);
+    listeners.firesDropped(r.key(), s.oldest(), s.count(), r.spec().misfire());
+    recordSkipped(r.key(), s.oldest(), s.newest(), s.count(), "calendar '" + calendar + "'");
   }
 
   /**
@@ -606,6 +614,7 @@ final class FireRunner {
       Throwable failure,
       boolean replaced) {
     NextState next = nextState(r, tt, fire, outcome, replaced, ctx.actualStart(), end);
+    calendarDrops(r, tt, r.nextFireTime(), next.nextFire());
     return new RunResult(
         r.key(),
         r.version(),

@@ -165,21 +165,32 @@ class CalendarTimetableTest {
     }
   }
 
-  /** Skipped fires are counted between two consecutive fires: a holiday drops one daily fire. */
+  /**
+   * The base slots a SKIP calendar dropped in a stretch from one fire: a holiday drops one daily
+   * fire, a weekend two; allowed fires in the stretch (run or dropped by a policy) are not counted.
+   */
   @Test
-  void skippedBetween_countsTheExcludedSlots() {
+  void skipped_countsTheExcludedSlotsOnly() {
     CalendarTimetable tt =
         (CalendarTimetable)
             Timetables.of(
                 JobSpec.named("j").handler("h").cron("0 0 9 * * ?", BERLIN).excluding("c"),
                 n -> Optional.of(BusinessCalendar.in(BERLIN).weekdays().excluding(EPIPHANY)));
 
-    assertThat(tt.skippedBetween(t("2026-01-05T08:00:00Z"), t("2026-01-07T08:00:00Z"), 100))
-        .isEqualTo(1);
-    assertThat(tt.skippedBetween(t("2026-01-09T08:00:00Z"), t("2026-01-12T08:00:00Z"), 100))
-        .isEqualTo(2);
-    assertThat(tt.skippedBetween(t("2026-01-07T08:00:00Z"), t("2026-01-08T08:00:00Z"), 100))
-        .isZero();
+    assertThat(tt.skipped(t("2026-01-05T08:00:00Z"), t("2026-01-07T08:00:00Z")))
+        .isEqualTo(
+            new CalendarTimetable.Skipped(1, t("2026-01-06T08:00:00Z"), t("2026-01-06T08:00:00Z")));
+    assertThat(tt.skipped(t("2026-01-09T08:00:00Z"), t("2026-01-12T08:00:00Z")))
+        .isEqualTo(
+            new CalendarTimetable.Skipped(2, t("2026-01-10T08:00:00Z"), t("2026-01-11T08:00:00Z")));
+    // a week: Tuesday's holiday and the weekend; Wednesday to Friday are fires, not counted
+    assertThat(tt.skipped(t("2026-01-05T08:00:00Z"), t("2026-01-12T08:00:00Z")))
+        .isEqualTo(
+            new CalendarTimetable.Skipped(3, t("2026-01-06T08:00:00Z"), t("2026-01-11T08:00:00Z")));
+    assertThat(tt.skipped(t("2026-01-07T08:00:00Z"), t("2026-01-08T08:00:00Z")))
+        .isEqualTo(CalendarTimetable.Skipped.NONE);
+    assertThat(tt.skipped(t("2026-01-07T08:00:00Z"), t("2026-01-07T08:00:00Z")))
+        .isEqualTo(CalendarTimetable.Skipped.NONE);
   }
 
   /** A calendar's window end is exclusive, its start inclusive. */
