@@ -39,7 +39,7 @@ class PlainDataSourceIsolationTest {
     ds.setPassword("");
 
     assertThat(serverIsolation(ds, "t_iso_mysql_")).isEqualTo("READ-COMMITTED");
-    assertThat(idleTransactionTimeout(ds, "t_iso_mysql_")).isEqualTo(2);
+    assertThat(idleTransactionTimeout(ConnectionSource.of(ds, 2), "t_iso_mysql_")).isEqualTo(2);
   }
 
   @Test
@@ -54,7 +54,7 @@ class PlainDataSourceIsolationTest {
                 + MariaDbTestDatabase.USER);
 
     assertThat(serverIsolation(ds, "t_iso_maria_")).isEqualTo("READ-COMMITTED");
-    assertThat(idleTransactionTimeout(ds, "t_iso_maria_")).isEqualTo(2);
+    assertThat(idleTransactionTimeout(ConnectionSource.of(ds, 2), "t_iso_maria_")).isEqualTo(2);
   }
 
   private static String serverIsolation(DataSource ds, String prefix) {
@@ -73,8 +73,8 @@ class PlainDataSourceIsolationTest {
    * The store's pools end a transaction idle for 2 s on MariaDB (see {@code
    * ConnectionSource.MYSQL_FAMILY_SESSION_SETUP}), as on PostgreSQL.
    */
-  private static int idleTransactionTimeout(DataSource ds, String prefix) {
-    Database database = new Database(ConnectionSource.of(ds, 2), prefix, true);
+  private static int idleTransactionTimeout(ConnectionSource source, String prefix) {
+    Database database = new Database(source, prefix, true);
     try {
       database.open();
       return database.withHandle(
@@ -94,20 +94,6 @@ class PlainDataSourceIsolationTest {
     String url =
         db.url().replace(MySqlOnMariaDb.SERVER, MariaDbTestDatabase.SERVER).replaceAll("\\?.*", "");
     ConnectionSource source = ConnectionSource.pool(url, MariaDbTestDatabase.USER, "", 2, "test");
-    Database database = new Database(source, "t_iso_url_", true);
-    int timeout;
-    try {
-      database.open();
-      timeout =
-          database.withHandle(
-              "reading idle_transaction_timeout",
-              h ->
-                  h.createQuery("SELECT @@session.idle_transaction_timeout")
-                      .mapTo(Integer.class)
-                      .one());
-    } finally {
-      database.close();
-    }
-    assertThat(timeout).isEqualTo(2);
+    assertThat(idleTransactionTimeout(source, "t_iso_url_")).isEqualTo(2);
   }
 }

@@ -42,7 +42,9 @@ class CalendarSlotAccountingPropertyTest {
   }
 
   private static void check(SplittableRandom random, String what) {
-    Misfire misfire = misfire(random).threshold(Duration.ofMinutes(random.nextInt(0, 240)));
+    Misfire misfire =
+        SlotAccountingPropertyTest.misfire(random, Duration.ofHours(1), Duration.ofHours(50))
+            .threshold(Duration.ofMinutes(random.nextInt(0, 240)));
     Overlap overlap =
         List.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip()).get(random.nextInt(3));
     BusinessCalendar calendar = BusinessCalendar.in(ZoneOffset.UTC).weekdays();
@@ -142,15 +144,5 @@ class CalendarSlotAccountingPropertyTest {
       }
     }
     throw new AssertionError("no fire before " + fire);
-  }
-
-  private static Misfire misfire(SplittableRandom random) {
-    return switch (random.nextInt(5)) {
-      case 0 -> Misfire.catchUp();
-      case 1 -> Misfire.catchUp(1 + random.nextInt(4));
-      case 2 -> Misfire.catchUp().within(Duration.ofMinutes(random.nextInt(60, 3000)));
-      case 3 -> Misfire.fireOnce();
-      default -> Misfire.skip();
-    };
   }
 }

@@ -100,10 +100,19 @@ class SlotAccountingPropertyTest {
   }
 
   private static Misfire misfire(SplittableRandom random) {
+    return misfire(random, Duration.ofMillis(50), Duration.ofMillis(1000));
+  }
+
+  /** A random misfire policy; a catch-up window, if any, between the two bounds. */
+  static Misfire misfire(SplittableRandom random, Duration shortestWindow, Duration longestWindow) {
     return switch (random.nextInt(5)) {
       case 0 -> Misfire.catchUp();
       case 1 -> Misfire.catchUp(1 + random.nextInt(4));
-      case 2 -> Misfire.catchUp().within(Duration.ofMillis(random.nextInt(50, 1000)));
+      case 2 ->
+          Misfire.catchUp()
+              .within(
+                  Duration.ofMillis(
+                      random.nextLong(shortestWindow.toMillis(), longestWindow.toMillis())));
       case 3 -> Misfire.fireOnce();
       default -> Misfire.skip();
     };
