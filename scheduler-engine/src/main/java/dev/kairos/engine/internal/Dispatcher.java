@@ -47,6 +47,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *       (so that their claims are released by workers); {@code handOut} signals one follower per
  *       entry and the leader, and a worker leaving {@code take()} signals a follower while the
  *       ready queue is not empty, so no ready entry waits for a worker that sleeps.
+ *   <li><b>Concurrency limits</b> ({@link Permits}, one per {@link dev.kairos.ConcurrencyLimit}):
+ *       a worker that takes a due head whose handler's limit is full does not return it; it moves
+ *       it to that limit's waiting heap (still tracked, not running) and looks at the next head.
+ *       The entry returned holds a permit ({@link Entry#permit}) until {@link #finish}, whatever
+ *       became of the fire (run, failed, retried, skipped by its misfire policy, claim lost). A
+ *       permit that frees is handed at once to the limit's earliest waiting fire, which goes back
+ *       into the heap at its old (due, seq), so it is due and a worker is woken as for any new
+ *       head. A change that removes a waiting entry (pause, unschedule, reschedule) takes it out
+ *       of the waiting heap; one that removes an entry holding a handed permit passes the permit
+ *       on. So a waiting fire is released whenever a permit frees, and the misfire policy is
+ *       judged by {@link FireRunner} when the fire is finally taken. Limited entries are never
+ *       taken in a claim batch ({@link #takeDue}).
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -59,6 +71,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@link #covered} is tracked. Loading a window advances {@code covered}; while a load runs,
  *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
  *       against that, so a load and a re-queue can never both leave a job out.
+ *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
+ *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries
+ *       whose {@link Entry#permit} is it, at most its limit; its waiting heap is empty unless all
+ *       its permits are held.
  * </ul>
  */
 final class Dispatcher {
@@ -131,9 +147,27 @@ final class Dispatcher {
 
   private int maxTimedWaiters;
 
+  /**
+   * Concurrency limits by handler name; the map is immutable, each {@link Permits} is guarded by
+   * lock. Empty when no limit is configured.
+   */
+  private final Map<String, Permits> permits;
+
   Dispatcher(TimeSource time, int windowSize) {
+    this(time, windowSize, List.of());
+  }
+
+  Dispatcher(TimeSource time, int windowSize, List<dev.kairos.ConcurrencyLimit> limits) {
     this.time = time;
     this.windowSize = windowSize;
+    Map<String, Permits> byHandler = new HashMap<>();
+    for (dev.kairos.ConcurrencyLimit l : limits) {
+      Permits p = new Permits(l);
+      for (String h : l.handlers()) {
+        byHandler.put(h, p);
+      }
+    }
+    this.permits = Map.copyOf(byHandler);
   }
 
   /**
@@ -153,7 +187,11 @@ final class Dispatcher {
         long now = Entry.nanos(time.now());
         Entry first = heap.peek();
         if (first != null && first.due <= now) {
-          return start(heap.poll());
+          Entry next = heap.poll();
+          if (admit(next)) {
+            return start(next);
+          }
+          continue; // it waits for a permit: look at the next head
         }
         if (loading == null && loadDue(now)) {
           loading = new WindowCursor(Instant.MAX, "");
@@ -206,6 +244,77 @@ final class Dispatcher {
     return loading != null || truncated ? Long.MAX_VALUE : nextLoad;
   }
 
+  /**
+   * Call only with the lock held, with {@code e} just taken from the heap. True if {@code e} may
+   * run: its handler has no limit, or it holds or now takes a permit; otherwise it is moved to its
+   * limit's waiting heap.
+   */
+  private boolean admit(Entry e) {
+    if (e.permit != null) {
+      return true; // handed to it when a run ended
+    }
+    Permits p = permitsFor(e.record);
+    if (p == null) {
+      return true;
+    }
+    if (p.free()) {
+      p.held++;
+      e.permit = p;
+      return true;
+    }
+    e.waitingFor = p;
+    p.waiting.add(e);
+    return false;
+  }
+
+  /** The limit of the record's handler, or null. Immutable map: no lock needed. */
+  private Permits permitsFor(JobRecord r) {
+    return permits.isEmpty() || r == null ? null : permits.get(r.spec().handler());
+  }
+
+  /** The concurrency limit of the record's handler, if any. */
+  java.util.Optional<dev.kairos.ConcurrencyLimit> limitOf(JobRecord r) {
+    return java.util.Optional.ofNullable(permitsFor(r)).map(p -> p.limit);
+  }
+
+  /**
+   * Call only with the lock held. Gives up {@code e}'s permit, if it holds one: it is handed to the
+   * limit's earliest waiting entry, which goes back into the heap (due, so a worker takes it), or
+   * else becomes free.
+   */
+  private void releasePermit(Entry e) {
+    Permits p = e.permit;
+    if (p == null) {
+      return;
+    }
+    e.permit = null;
+    Entry next = p.waiting.poll();
+    if (next == null) {
+      p.held--;
+      return;
+    }
+    next.waitingFor = null;
+    next.permit = p; // handed over: held stays the same
+    heap.add(next); // at its old (due, seq)
+    if (heap.peek() == next) {
+      deadlineChanged();
+    }
+  }
+
+  /**
+   * Call only with the lock held, {@code e} not running. Takes {@code e} out of the heap or the
+   * waiting heap it is in, and passes on a permit it was handed.
+   */
+  private void dequeue(Entry e) {
+    if (e.waitingFor != null) {
+      e.waitingFor.waiting.remove(e);
+      e.waitingFor = null;
+    } else {
+      heap.remove(e);
+    }
+    releasePermit(e);
+  }
+
   /** Call only with the lock held. */
   private Entry start(Entry e) {
     e.running = true;
@@ -220,12 +329,14 @@ final class Dispatcher {
     lock.lock();
     try {
       long now = Entry.nanos(time.now());
-      Entry first = heap.peek();
       if (shutdown) {
         return null;
       }
-      if (first != null && first.due <= now) {
-        return start(heap.poll());
+      for (Entry first = heap.peek(); first != null && first.due <= now; first = heap.peek()) {
+        Entry next = heap.poll();
+        if (admit(next)) {
+          return start(next);
+        }
       }
       if (loading == null && loadDue(now)) {
         loading = new WindowCursor(Instant.MAX, "");
@@ -354,7 +465,7 @@ final class Dispatcher {
         return; // already queued as it is
       }
       if (e != null) {
-        heap.remove(e);
+        dequeue(e);
         tracked.remove(key);
       }
       if (record != null && record.dueTime() != null && inWindow(record)) {
@@ -434,7 +545,7 @@ final class Dispatcher {
         return;
       }
       if (e != null) {
-        heap.remove(e);
+        dequeue(e);
       }
       Entry fresh = e != null ? e : new Entry(record.key(), record);
       fresh.recovery = true;
@@ -454,6 +565,7 @@ final class Dispatcher {
   void finish(Entry e, JobRecord stored) {
     lock.lock();
     try {
+      releasePermit(e); // first: the earliest waiting fire goes before this job's next
       e.running = false;
       e.recovery = false;
       e.mark = null;
@@ -625,7 +737,9 @@ final class Dispatcher {
           limit,
           0,
           r ->
-              runnable.test(r) && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
+              runnable.test(r)
+                  && permitsFor(r) == null // a limited fire is taken alone, through take()
+                  && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
       for (Entry q : out) {
         heap.remove(q);
         start(q);
@@ -931,11 +1045,15 @@ final class Dispatcher {
     }
   }
 
-  /** Number of queued entries. */
+  /** Number of queued entries (those waiting for a concurrency limit's permit included). */
   int queued() {
     lock.lock();
     try {
-      return heap.size();
+      int waiting = 0;
+      for (Permits p : new java.util.HashSet<>(permits.values())) {
+        waiting += p.waiting.size();
+      }
+      return heap.size() + waiting;
     } finally {
       lock.unlock();
     }

@@ -105,7 +105,7 @@ public final class KairosScheduler implements Scheduler {
   /** A scheduler over the given configuration; nothing runs until {@link #start()}. */
   public KairosScheduler(EngineConfig config) {
     this.config = config;
-    this.dispatcher = new Dispatcher(config.time(), config.windowSize());
+    this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
     Listeners listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
     this.backfills = new Backfills(config, listeners, runner.gate, () -> closing);
