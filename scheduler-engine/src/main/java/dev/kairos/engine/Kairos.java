@@ -1,9 +1,9 @@
 package dev.kairos.engine;
 
+import dev.kairos.ConcurrencyLimit;
 import dev.kairos.Job;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
-import dev.kairos.ConcurrencyLimit;
 import dev.kairos.engine.internal.EngineConfig;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.ClusterStore;
@@ -220,8 +220,8 @@ public final class Kairos {
 
     /**
      * Adds a concurrency limit. Checked at {@link #build()}: every handler it names must be
-     * registered and in no other limit, and its name must be no other limit's, nor (for a group)
-     * a registered handler's.
+     * registered and in no other limit, and its name must be no other limit's, nor (for a group) a
+     * registered handler's.
      *
      * @param limit the limit
      * @return this builder

@@ -47,18 +47,18 @@ import java.util.concurrent.locks.ReentrantLock;
  *       (so that their claims are released by workers); {@code handOut} signals one follower per
  *       entry and the leader, and a worker leaving {@code take()} signals a follower while the
  *       ready queue is not empty, so no ready entry waits for a worker that sleeps.
- *   <li><b>Concurrency limits</b> ({@link Permits}, one per {@link dev.kairos.ConcurrencyLimit}):
- *       a worker that takes a due head whose handler's limit is full does not return it; it moves
- *       it to that limit's waiting heap (still tracked, not running) and looks at the next head.
- *       The entry returned holds a permit ({@link Entry#permit}) until {@link #finish}, whatever
- *       became of the fire (run, failed, retried, skipped by its misfire policy, claim lost). A
- *       permit that frees is handed at once to the limit's earliest waiting fire, which goes back
- *       into the heap at its old (due, seq), so it is due and a worker is woken as for any new
- *       head. A change that removes a waiting entry (pause, unschedule, reschedule) takes it out
- *       of the waiting heap; one that removes an entry holding a handed permit passes the permit
- *       on. So a waiting fire is released whenever a permit frees, and the misfire policy is
- *       judged by {@link FireRunner} when the fire is finally taken. Limited entries are never
- *       taken in a claim batch ({@link #takeDue}).
+ *   <li><b>Concurrency limits</b> ({@link Permits}, one per {@link dev.kairos.ConcurrencyLimit}): a
+ *       worker that takes a due head whose handler's limit is full does not return it; it moves it
+ *       to that limit's waiting heap (still tracked, not running) and looks at the next head. The
+ *       entry returned holds a permit ({@link Entry#permit}) until {@link #finish}, whatever became
+ *       of the fire (run, failed, retried, skipped by its misfire policy, claim lost). A permit
+ *       that frees is handed at once to the limit's earliest waiting fire, which goes back into the
+ *       heap at its old (due, seq), so it is due and a worker is woken as for any new head. A
+ *       change that removes a waiting entry (pause, unschedule, reschedule) takes it out of the
+ *       waiting heap; one that removes an entry holding a handed permit passes the permit on. So a
+ *       waiting fire is released whenever a permit frees, and the misfire policy is judged by
+ *       {@link FireRunner} when the fire is finally taken. Limited entries are never taken in a
+ *       claim batch ({@link #takeDue}).
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -72,9 +72,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
  *       against that, so a load and a re-queue can never both leave a job out.
  *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
- *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries
- *       whose {@link Entry#permit} is it, at most its limit; its waiting heap is empty unless all
- *       its permits are held.
+ *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries whose
+ *       {@link Entry#permit} is it, at most its limit; its waiting heap is empty unless all its
+ *       permits are held.
  * </ul>
  */
 final class Dispatcher {

@@ -7,12 +7,12 @@ import dev.kairos.ConcurrencyLimit;
  * held, and the due fires waiting for one, earliest due first. Not thread-safe: every member is
  * guarded by the {@link Dispatcher}'s lock.
  *
- * <p>Invariants (under the lock): {@code held} counts the entries whose {@link Entry#permit} is this
- * (running, or queued in the dispatcher's heap after a permit was handed to them), so {@code held <=
- * limit.permits()}; an entry in {@code waiting} holds no permit and has {@link Entry#waitingFor}
- * this; {@code waiting} is empty unless {@code held == limit.permits()} (a permit that frees is
- * handed to the head of {@code waiting} at once, so no waiting fire is left behind: no lost
- * wake-up).
+ * <p>Invariants (under the lock): {@code held} counts the entries whose {@link Entry#permit} is
+ * this (running, or queued in the dispatcher's heap after a permit was handed to them), so {@code
+ * held <= limit.permits()}; an entry in {@code waiting} holds no permit and has {@link
+ * Entry#waitingFor} this; {@code waiting} is empty unless {@code held == limit.permits()} (a permit
+ * that frees is handed to the head of {@code waiting} at once, so no waiting fire is left behind:
+ * no lost wake-up).
  */
 final class Permits {
   final ConcurrencyLimit limit;
