@@ -58,7 +58,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *       waiting heap; one that removes an entry holding a handed permit passes the permit on. So a
  *       waiting fire is released whenever a permit frees, and the misfire policy is judged by
  *       {@link FireRunner} when the fire is finally taken. Limited entries are never taken in a
- *       claim batch ({@link #takeDue}).
+ *       claim batch ({@link #takeDue}) nor marked ahead ({@link #markAhead}): a fire waiting for a
+ *       permit must not read as RUNNING, nor be flagged a recovery after a crash.
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -680,9 +681,11 @@ final class Dispatcher {
 
   /**
    * Call only with the lock held. Adds to {@code out} due {@code SCHEDULED} runnable entries not
-   * yet covered at their version, in fire order (best-first from the heap's head, stopping at the
-   * first entry not yet due), until it holds {@code limit} or {@code 4 * limit} entries were looked
-   * at; returns how many due entries it passed that were covered already.
+   * yet covered at their version and without a concurrency limit (such a fire may wait for a
+   * permit: it is marked, or claimed, alone when taken), in fire order (best-first from the heap's
+   * head, stopping at the first entry not yet due), until it holds {@code limit} or {@code 4 *
+   * limit} entries were looked at; returns how many due entries it passed that were covered
+   * already.
    */
   private int fill(
       List<Entry> out,
@@ -707,7 +710,9 @@ final class Dispatcher {
       visited++;
       if (q.mark != null && q.markedVersion == q.record.version()) {
         covered++;
-      } else if (q.record.state() == JobState.SCHEDULED && runnable.test(q.record)) {
+      } else if (q.record.state() == JobState.SCHEDULED
+          && runnable.test(q.record)
+          && permitsFor(q.record) == null) { // a limited fire may wait: marked when it is taken
         out.add(q);
       }
       for (int c = 2 * q.heapIndex + 1; c <= 2 * q.heapIndex + 2; c++) {
@@ -737,9 +742,7 @@ final class Dispatcher {
           limit,
           0,
           r ->
-              runnable.test(r)
-                  && permitsFor(r) == null // a limited fire is taken alone, through take()
-                  && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
+              runnable.test(r) && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
       for (Entry q : out) {
         heap.remove(q);
         start(q);

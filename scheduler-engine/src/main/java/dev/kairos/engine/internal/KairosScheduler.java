@@ -137,7 +137,7 @@ public final class KairosScheduler implements Scheduler {
       }
       log.info(
           "Kairos started: instance {}, {} worker(s), store {}, clock {}, look-ahead {},"
-              + " window {}, grace {}, default zone {}, handlers {}",
+              + " window {}, grace {}, default zone {}, handlers {}, concurrency limits {}",
           config.instanceId(),
           config.workers(),
           config.store(),
@@ -146,7 +146,8 @@ public final class KairosScheduler implements Scheduler {
           config.windowSize(),
           config.gracePeriod(),
           config.defaultZone(),
-          config.handlers().keySet());
+          config.handlers().keySet(),
+          config.limits().stream().map(l -> l.name() + "=" + l.permits() + l.handlers()).toList());
     }
   }
 
