@@ -60,6 +60,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@link FireRunner} when the fire is finally taken. Limited entries are never taken in a
  *       claim batch ({@link #takeDue}) nor marked ahead ({@link #markAhead}): a fire waiting for a
  *       permit must not read as RUNNING, nor be flagged a recovery after a crash.
+ *   <li>Cluster mode: when the store refuses a claim because the limit is full in the cluster
+ *       ({@link #limitFull}), the limit <b>backs off</b> on this instance until one poll interval
+ *       later: no fire of it is admitted or handed a permit, so the waiting fires do not each ask
+ *       the store. The back-off's end is a deadline like the head's (the leader waits no longer; a
+ *       worker leaving {@code take()} wakes a follower while one is pending and there is no
+ *       leader), and {@code take()} then hands the free permits to the earliest waiting fires.
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -154,6 +160,9 @@ final class Dispatcher {
    */
   private final Map<String, Permits> permits;
 
+  /** The same limits, each once (immutable list). */
+  private final List<Permits> limits;
+
   Dispatcher(TimeSource time, int windowSize) {
     this(time, windowSize, List.of());
   }
@@ -169,6 +178,7 @@ final class Dispatcher {
       }
     }
     this.permits = Map.copyOf(byHandler);
+    this.limits = List.copyOf(new java.util.LinkedHashSet<>(byHandler.values()));
   }
 
   /**
@@ -186,10 +196,11 @@ final class Dispatcher {
           return null;
         }
         long now = Entry.nanos(time.now());
+        releaseWaiters(now);
         Entry first = heap.peek();
         if (first != null && first.due <= now) {
           Entry next = heap.poll();
-          if (admit(next)) {
+          if (admit(next, now)) {
             return start(next);
           }
           continue; // it waits for a permit: look at the next head
@@ -199,6 +210,7 @@ final class Dispatcher {
           return LOAD;
         }
         long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+        deadline = Math.min(deadline, backoffDeadline());
         first = null; // don't hold a reference while waiting
         if (deadline == Long.MAX_VALUE || leader != null) {
           available.await(); // follower
@@ -207,7 +219,8 @@ final class Dispatcher {
         }
       }
     } finally {
-      if ((leader == null && heap.peek() != null) || !ready.isEmpty()) {
+      if ((leader == null && (heap.peek() != null || backoffDeadline() != Long.MAX_VALUE))
+          || !ready.isEmpty()) {
         available.signal();
       }
       lock.unlock();
@@ -250,7 +263,7 @@ final class Dispatcher {
    * run: its handler has no limit, or it holds or now takes a permit; otherwise it is moved to its
    * limit's waiting heap.
    */
-  private boolean admit(Entry e) {
+  private boolean admit(Entry e, long now) {
     if (e.permit != null) {
       return true; // handed to it when a run ended
     }
@@ -258,7 +271,7 @@ final class Dispatcher {
     if (p == null) {
       return true;
     }
-    if (p.free()) {
+    if (p.free() && now >= p.backoffUntil) {
       p.held++;
       e.permit = p;
       return true;
@@ -289,16 +302,72 @@ final class Dispatcher {
       return;
     }
     e.permit = null;
-    Entry next = p.waiting.poll();
-    if (next == null) {
-      p.held--;
+    if (p.waiting.size() == 0 || Entry.nanos(time.now()) < p.backoffUntil) {
+      p.held--; // a back-off in force: releaseWaiters() hands the permit on when it ends
+      if (p.waiting.size() > 0) {
+        deadlineChanged(); // the back-off's end may now be the earliest deadline
+      }
       return;
     }
+    Entry next = p.waiting.poll();
     next.waitingFor = null;
     next.permit = p; // handed over: held stays the same
     heap.add(next); // at its old (due, seq)
     if (heap.peek() == next) {
       deadlineChanged();
+    }
+  }
+
+  /**
+   * Call only with the lock held. For each limit whose cluster back-off has ended, hands its free
+   * permits to its earliest waiting entries and puts them back in the heap.
+   */
+  private void releaseWaiters(long now) {
+    if (permits.isEmpty()) {
+      return;
+    }
+    for (Permits p : limits) {
+      while (p.waiting.size() > 0 && p.free() && now >= p.backoffUntil) {
+        Entry next = p.waiting.poll();
+        next.waitingFor = null;
+        next.permit = p;
+        p.held++;
+        heap.add(next); // at its old (due, seq)
+      }
+    }
+  }
+
+  /**
+   * Call only with the lock held. The earliest end of a cluster back-off that keeps waiting fires
+   * from free permits, or {@code Long.MAX_VALUE}: the leader waits no longer than that.
+   */
+  private long backoffDeadline() {
+    long deadline = Long.MAX_VALUE;
+    for (Permits p : limits) {
+      if (p.waiting.size() > 0 && p.free()) {
+        deadline = Math.min(deadline, p.backoffUntil);
+      }
+    }
+    return deadline;
+  }
+
+  /**
+   * Cluster mode: the claim of the running entry {@code e} was refused because its limit is full in
+   * the cluster. {@link #finish} queues it again at {@code until} (as {@link #notBefore}), and
+   * until then no fire of that limit is admitted here nor handed a freed permit: waiting fires do
+   * not each ask the store again; when the back-off ends they get the free permits, earliest due
+   * first.
+   */
+  void limitFull(Entry e, Instant until) {
+    lock.lock();
+    try {
+      long t = Entry.nanos(until);
+      e.notBefore = t;
+      if (e.permit != null) {
+        e.permit.backoffUntil = Math.max(e.permit.backoffUntil, t);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -333,9 +402,10 @@ final class Dispatcher {
       if (shutdown) {
         return null;
       }
+      releaseWaiters(now);
       for (Entry first = heap.peek(); first != null && first.due <= now; first = heap.peek()) {
         Entry next = heap.poll();
-        if (admit(next)) {
+        if (admit(next, now)) {
           return start(next);
         }
       }
@@ -355,6 +425,7 @@ final class Dispatcher {
     try {
       Entry first = heap.peek();
       long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+      deadline = Math.min(deadline, backoffDeadline());
       return deadline == Long.MAX_VALUE ? null : Instant.ofEpochSecond(0, deadline);
     } finally {
       lock.unlock();
@@ -1053,7 +1124,7 @@ final class Dispatcher {
     lock.lock();
     try {
       int waiting = 0;
-      for (Permits p : new java.util.HashSet<>(permits.values())) {
+      for (Permits p : limits) {
         waiting += p.waiting.size();
       }
       return heap.size() + waiting;

@@ -909,7 +909,9 @@ final class FireRunner {
   /**
    * Cluster mode: the store refused the claim because the fire's concurrency limit is full across
    * the cluster. The entry is queued again one poll interval later (not at once: a busy loop
-   * against the store), with its record unchanged; its misfire policy is judged again then.
+   * against the store), with its record unchanged; its misfire policy is judged again then. Until
+   * then the limit backs off on this instance ({@link Dispatcher#limitFull}): the fires waiting for
+   * it do not each ask the store.
    */
   private JobRecord limitFull(
       Entry e, JobRecord taken, Fire fire, dev.kairos.ConcurrencyLimit limit) {
@@ -919,7 +921,7 @@ final class FireRunner {
         fire.scheduled(),
         limit.name(),
         limit.permits());
-    dispatcher.notBefore(e, config.time().now().plus(config.cluster().poll()));
+    dispatcher.limitFull(e, config.time().now().plus(config.cluster().poll()));
     return taken;
   }
 
