@@ -330,6 +330,122 @@ public abstract class ClusterStoreContract {
     assertThat(c.expiredClaims(10)).isEmpty();
   }
 
+  // ---- claims under a concurrency limit ---------------------------------------------------------
+
+  private static JobRecord freshOf(String key, String handler, Instant due) {
+    return JobRecord.fresh(
+        dev.kairos.JobSpec.named(key).handler(handler).fixedRate(Duration.ofMinutes(1)), due);
+  }
+
+  /**
+   * A group limit of 2 over handlers h and k: two claims win, on any instances; a third of either
+   * handler is refused as full and leaves the job as it was; a handler outside the group is free; a
+   * write-back frees the permit.
+   */
+  @Test
+  void claimWithin_limitFull_refusedAcrossInstances_untilARunEnds() {
+    dev.kairos.ConcurrencyLimit group = dev.kairos.ConcurrencyLimit.group("hk", 2, "h", "k");
+    JobRecord j1 = a.upsert(freshOf("j1", "h", T0)).record();
+    JobRecord j2 = a.upsert(freshOf("j2", "k", T0)).record();
+    JobRecord j3 = a.upsert(freshOf("j3", "h", T0)).record();
+    JobRecord k4 = a.upsert(freshOf("k4", "k", T0)).record();
+    JobRecord x = a.upsert(freshOf("x", "other", T0)).record();
+
+    Claimed first = a.claimWithin(j1, "a", LONG, group).claimed().orElseThrow();
+    assertThat(b.claimWithin(j2, "b", LONG, group).claimed()).isPresent();
+    assertThat(c.claimWithin(j3, "c", LONG, group)).isEqualTo(ClusterStore.LimitedClaim.full());
+    assertThat(c.claimWithin(k4, "c", LONG, group).limitFull()).isTrue();
+    assertThat(c.find("j3")).contains(j3);
+    assertThat(
+            c.claimWithin(x, "c", LONG, dev.kairos.ConcurrencyLimit.of("other", 1))
+                .claimed()
+                .orElseThrow()
+                .record()
+                .state())
+        .isEqualTo(JobState.RUNNING);
+
+    a.runFinished(finished(first.record(), "a"));
+    ClusterStore.LimitedClaim third = c.claimWithin(j3, "c", LONG, group);
+    assertThat(third.limitFull()).isFalse();
+    assertThat(third.claimed()).isPresent();
+  }
+
+  /** A claim whose lease expired (its instance died) no longer holds a permit. */
+  @Test
+  void claimWithin_expiredLease_freesThePermit() {
+    dev.kairos.ConcurrencyLimit one = dev.kairos.ConcurrencyLimit.of("h", 1);
+    JobRecord j1 = a.upsert(fresh("j1", T0)).record();
+    JobRecord j2 = a.upsert(fresh("j2", T0)).record();
+    assertThat(a.claimWithin(j1, "a", SHORT, one).claimed()).isPresent();
+    assertThat(b.claimWithin(j2, "b", LONG, one).limitFull()).isTrue();
+
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> b.claimWithin(j2, "b", LONG, one).claimed().isPresent());
+  }
+
+  /**
+   * The job being claimed is not counted against its own limit: a claim of a fire whose live lease
+   * its owner holds loses as a plain lost claim (not full), and the recovery of an expired claim
+   * wins under a limit of 1.
+   */
+  @Test
+  void claimWithin_ownRowNotCounted() {
+    dev.kairos.ConcurrencyLimit one = dev.kairos.ConcurrencyLimit.of("h", 1);
+    JobRecord j1 = a.upsert(fresh("j1", T0)).record();
+    Claimed held = a.claimWithin(j1, "a", SHORT, one).claimed().orElseThrow();
+    ClusterStore.LimitedClaim again = b.claimWithin(held.record(), "b", LONG, one);
+    assertThat(again.limitFull()).isFalse();
+    assertThat(again.claimed()).isEmpty();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> !b.expiredClaims(10).isEmpty());
+    Claimed recovered =
+        b.claimWithin(b.expiredClaims(10).get(0), "b", LONG, one).claimed().orElseThrow();
+    assertThat(recovered.recovery()).isTrue();
+  }
+
+  /**
+   * Three instances race to claim 20 due fires of one handler under a limit of 2, each from its own
+   * thread: exactly 2 claims win in all (the limit's row serializes the count and the claim).
+   */
+  @Test
+  void claimWithin_racingInstances_exactlyThePermitsWon() throws Exception {
+    dev.kairos.ConcurrencyLimit two = dev.kairos.ConcurrencyLimit.of("h", 2);
+    List<JobRecord> jobs = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      jobs.add(a.upsert(fresh("lim-" + i, T0)).record());
+    }
+    ClusterStore[] instances = {a, b, c};
+    ExecutorService pool = Executors.newFixedThreadPool(3);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Integer>> wins = new ArrayList<>();
+      for (int t = 0; t < 3; t++) {
+        ClusterStore s = instances[t];
+        String id = "i" + t;
+        wins.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  int won = 0;
+                  for (int i = 0; i < jobs.size(); i++) {
+                    JobRecord r = jobs.get((i + 7 * Integer.parseInt(id.substring(1))) % 20);
+                    won += s.claimWithin(r, id, LONG, two).claimed().isPresent() ? 1 : 0;
+                  }
+                  return won;
+                }));
+      }
+      go.countDown();
+      int total = 0;
+      for (Future<Integer> f : wins) {
+        total += f.get(60, TimeUnit.SECONDS);
+      }
+      assertThat(total).isEqualTo(2);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   @Test
   void renewLeases_extendsOnlyTheCallersOwnLeases() {
     JobRecord j1 = a.upsert(fresh("j1", T0)).record();

@@ -80,6 +80,29 @@ public interface ClusterStore extends JobStore {
   }
 
   /**
+   * Claims as {@link #claim} does, and only if fewer than {@code limit.permits()} other jobs whose
+   * handler is in {@code limit.handlers()} hold a live lease (by the store's clock; the claimed
+   * job's own row is not counted). Claims of one limit must be judged one at a time, by every
+   * instance, so that two cannot both take the last permit (the JDBC store locks the limit's row in
+   * {@code <prefix>limits} in the claim's transaction). A claim refused by the limit changes
+   * nothing; the engine leaves the fire queued and claims it again later.
+   *
+   * <p>The default ignores the limit and claims as {@link #claim}: a store that does not override
+   * it enforces limits on each instance only (at most {@code permits} runs per instance, not in
+   * all).
+   *
+   * @param expected the record the fire was read from
+   * @param instance the claiming instance
+   * @param lease how long the claim holds without renewal, by the store's clock
+   * @param limit the concurrency limit of the job's handler
+   * @return the claim's answer: won, lost, or refused because the limit is full
+   */
+  default LimitedClaim claimWithin(
+      JobRecord expected, String instance, Duration lease, dev.kairos.ConcurrencyLimit limit) {
+    return new LimitedClaim(claim(expected, instance, lease), false);
+  }
+
+  /**
    * Extends the leases of claims this instance won and still runs: a lease is extended only if the
    * row's claim is {@code instance}'s on exactly the claimed fire given for its key, so an instance
    * restarted with the same id never renews a claim its dead predecessor left behind. Rows are
@@ -180,6 +203,36 @@ public interface ClusterStore extends JobStore {
    * @param recovery true if it took over a fire whose previous claim's lease had expired
    */
   record Claimed(JobRecord record, boolean recovery) {}
+
+  /**
+   * The answer to {@link #claimWithin}.
+   *
+   * @param claimed the won claim, or empty if the claim lost or was refused
+   * @param limitFull true if refused because the concurrency limit was full (then {@code claimed}
+   *     is empty and nothing was changed)
+   */
+  record LimitedClaim(Optional<Claimed> claimed, boolean limitFull) {
+    /**
+     * Checks that a refusal carries no claim.
+     *
+     * @throws IllegalArgumentException if {@code limitFull} and {@code claimed} is present
+     */
+    public LimitedClaim {
+      java.util.Objects.requireNonNull(claimed, "claimed");
+      if (limitFull && claimed.isPresent()) {
+        throw new IllegalArgumentException("a claim refused by its limit carries no claim");
+      }
+    }
+
+    /**
+     * A claim refused because the limit is full.
+     *
+     * @return the refusal
+     */
+    public static LimitedClaim full() {
+      return new LimitedClaim(Optional.empty(), true);
+    }
+  }
 
   /**
    * A slice of the change feed.

@@ -559,6 +559,30 @@ public final class InMemoryStore implements ClusterStore {
     return Optional.of(new Claimed(claimed, recovery));
   }
 
+  /**
+   * Claims as {@link #claim}, if fewer than the limit's permits other jobs of its handlers hold a
+   * live lease (by this store's clock). Judged under the store's monitor, so claims are serialized.
+   */
+  @Override
+  public synchronized LimitedClaim claimWithin(
+      JobRecord expected, String instance, Duration lease, dev.kairos.ConcurrencyLimit limit) {
+    Instant now = storeNow();
+    int live = 0;
+    for (Map.Entry<String, Lease> l : leases.entrySet()) {
+      JobRecord r = jobs.get(l.getKey());
+      if (!l.getKey().equals(expected.key())
+          && l.getValue().until().isAfter(now)
+          && r != null
+          && limit.handlers().contains(r.spec().handler())) {
+        live++;
+      }
+    }
+    if (live >= limit.permits()) {
+      return LimitedClaim.full();
+    }
+    return new LimitedClaim(claim(expected, instance, lease), false);
+  }
+
   @Override
   public synchronized boolean release(String key, String instance, Instant claimedFire) {
     Lease l = leases.get(key);

@@ -1,5 +1,6 @@
 package dev.kairos.engine;
 
+import dev.kairos.ConcurrencyLimit;
 import dev.kairos.Job;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
@@ -11,9 +12,12 @@ import dev.kairos.spi.StoreSource;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,6 +87,7 @@ public final class Kairos {
     private Duration clusterLease = DEFAULT_CLUSTER_LEASE;
     private Duration clusterPoll = DEFAULT_CLUSTER_POLL;
     private CallerTransactions callerTransactions = CallerTransactions.NONE;
+    private final List<ConcurrencyLimit> limits = new ArrayList<>();
 
     private Builder() {}
 
@@ -183,6 +188,46 @@ public final class Kairos {
       if (handlers.putIfAbsent(name, job) != null) {
         throw new IllegalArgumentException("handler '" + name + "' is registered twice");
       }
+      return this;
+    }
+
+    /**
+     * At most {@code n} runs at once of jobs with handler {@code handler} (in cluster mode, across
+     * all instances): fires beyond it wait, and their misfire policy is judged when they start.
+     * Same as {@code concurrencyLimit(ConcurrencyLimit.of(handler, n))}.
+     *
+     * @param handler a handler registered with {@link #handler}
+     * @param n runs at once, 1 or more
+     * @return this builder
+     */
+    public Builder maxConcurrent(String handler, int n) {
+      return concurrencyLimit(ConcurrencyLimit.of(handler, n));
+    }
+
+    /**
+     * At most {@code n} runs at once, together, of jobs with any of {@code handlers}: a group
+     * sharing {@code n} permits. Same as {@code concurrencyLimit(ConcurrencyLimit.group(group, n,
+     * handlers))}.
+     *
+     * @param group the group's name, unique among limits and handlers
+     * @param n runs at once, 1 or more
+     * @param handlers handlers registered with {@link #handler}, each in no other limit
+     * @return this builder
+     */
+    public Builder maxConcurrent(String group, int n, String... handlers) {
+      return concurrencyLimit(ConcurrencyLimit.group(group, n, handlers));
+    }
+
+    /**
+     * Adds a concurrency limit. Checked at {@link #build()}: every handler it names must be
+     * registered and in no other limit, and its name must be no other limit's, nor (for a group) a
+     * registered handler's.
+     *
+     * @param limit the limit
+     * @return this builder
+     */
+    public Builder concurrencyLimit(ConcurrencyLimit limit) {
+      limits.add(require(limit, "limit"));
       return this;
     }
 
@@ -326,6 +371,7 @@ public final class Kairos {
               ? instanceId
               : "kairos-" + UUID.randomUUID().toString().substring(0, 8);
       ThreadFactory factory = threadFactory != null ? threadFactory : defaultThreadFactory(id);
+      checkLimits();
       return new KairosScheduler(
           new EngineConfig(
               store,
@@ -341,7 +387,44 @@ public final class Kairos {
               id,
               new EngineConfig.ClusterSettings(clusterLease, clusterPoll),
               startupTimeout,
-              callerTransactions));
+              callerTransactions,
+              List.copyOf(limits)));
+    }
+
+    /** Refuses limits that name unknown handlers, share a handler, or clash by name. */
+    private void checkLimits() {
+      Map<String, String> limitOf = new HashMap<>();
+      Set<String> names = new HashSet<>();
+      for (ConcurrencyLimit l : limits) {
+        if (!names.add(l.name())) {
+          throw new IllegalArgumentException(
+              "concurrency limit '" + l.name() + "' is given twice (names are unique)");
+        }
+        boolean ownHandler = l.handlers().equals(Set.of(l.name()));
+        if (!ownHandler && handlers.containsKey(l.name())) {
+          throw new IllegalArgumentException(
+              "concurrency limit group '"
+                  + l.name()
+                  + "' has the name of a handler; name the group differently");
+        }
+        for (String h : l.handlers()) {
+          if (!handlers.containsKey(h)) {
+            throw new IllegalArgumentException(
+                "concurrency limit '" + l.name() + "' names handler '" + h + "', not registered");
+          }
+          String before = limitOf.putIfAbsent(h, l.name());
+          if (before != null) {
+            throw new IllegalArgumentException(
+                "handler '"
+                    + h
+                    + "' is in two concurrency limits: '"
+                    + before
+                    + "' and '"
+                    + l.name()
+                    + "'");
+          }
+        }
+      }
     }
 
     /**

@@ -47,6 +47,25 @@ import java.util.concurrent.locks.ReentrantLock;
  *       (so that their claims are released by workers); {@code handOut} signals one follower per
  *       entry and the leader, and a worker leaving {@code take()} signals a follower while the
  *       ready queue is not empty, so no ready entry waits for a worker that sleeps.
+ *   <li><b>Concurrency limits</b> ({@link Permits}, one per {@link dev.kairos.ConcurrencyLimit}): a
+ *       worker that takes a due head whose handler's limit is full does not return it; it moves it
+ *       to that limit's waiting heap (still tracked, not running) and looks at the next head. The
+ *       entry returned holds a permit ({@link Entry#permit}) until {@link #finish}, whatever became
+ *       of the fire (run, failed, retried, skipped by its misfire policy, claim lost). A permit
+ *       that frees is handed at once to the limit's earliest waiting fire, which goes back into the
+ *       heap at its old (due, seq), so it is due and a worker is woken as for any new head. A
+ *       change that removes a waiting entry (pause, unschedule, reschedule) takes it out of the
+ *       waiting heap; one that removes an entry holding a handed permit passes the permit on. So a
+ *       waiting fire is released whenever a permit frees, and the misfire policy is judged by
+ *       {@link FireRunner} when the fire is finally taken. Limited entries are never taken in a
+ *       claim batch ({@link #takeDue}) nor marked ahead ({@link #markAhead}): a fire waiting for a
+ *       permit must not read as RUNNING, nor be flagged a recovery after a crash.
+ *   <li>Cluster mode: when the store refuses a claim because the limit is full in the cluster
+ *       ({@link #limitFull}), the limit <b>backs off</b> on this instance until one poll interval
+ *       later: no fire of it is admitted or handed a permit, so the waiting fires do not each ask
+ *       the store. The back-off's end is a deadline like the head's (the leader waits no longer; a
+ *       worker leaving {@code take()} wakes a follower while one is pending and there is no
+ *       leader), and {@code take()} then hands the free permits to the earliest waiting fires.
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -59,6 +78,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       {@link #covered} is tracked. Loading a window advances {@code covered}; while a load runs,
  *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
  *       against that, so a load and a re-queue can never both leave a job out.
+ *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
+ *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries whose
+ *       {@link Entry#permit} is it, at most its limit; its waiting heap is empty unless all its
+ *       permits are held.
  * </ul>
  */
 final class Dispatcher {
@@ -131,9 +154,31 @@ final class Dispatcher {
 
   private int maxTimedWaiters;
 
+  /**
+   * Concurrency limits by handler name; the map is immutable, each {@link Permits} is guarded by
+   * lock. Empty when no limit is configured.
+   */
+  private final Map<String, Permits> permits;
+
+  /** The same limits, each once (immutable list). */
+  private final List<Permits> limits;
+
   Dispatcher(TimeSource time, int windowSize) {
+    this(time, windowSize, List.of());
+  }
+
+  Dispatcher(TimeSource time, int windowSize, List<dev.kairos.ConcurrencyLimit> limits) {
     this.time = time;
     this.windowSize = windowSize;
+    Map<String, Permits> byHandler = new HashMap<>();
+    for (dev.kairos.ConcurrencyLimit l : limits) {
+      Permits p = new Permits(l);
+      for (String h : l.handlers()) {
+        byHandler.put(h, p);
+      }
+    }
+    this.permits = Map.copyOf(byHandler);
+    this.limits = List.copyOf(new java.util.LinkedHashSet<>(byHandler.values()));
   }
 
   /**
@@ -151,15 +196,21 @@ final class Dispatcher {
           return null;
         }
         long now = Entry.nanos(time.now());
+        releaseWaiters(now);
         Entry first = heap.peek();
         if (first != null && first.due <= now) {
-          return start(heap.poll());
+          Entry next = heap.poll();
+          if (admit(next, now)) {
+            return start(next);
+          }
+          continue; // it waits for a permit: look at the next head
         }
         if (loading == null && loadDue(now)) {
           loading = new WindowCursor(Instant.MAX, "");
           return LOAD;
         }
         long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+        deadline = Math.min(deadline, backoffDeadline());
         first = null; // don't hold a reference while waiting
         if (deadline == Long.MAX_VALUE || leader != null) {
           available.await(); // follower
@@ -168,7 +219,8 @@ final class Dispatcher {
         }
       }
     } finally {
-      if ((leader == null && heap.peek() != null) || !ready.isEmpty()) {
+      if ((leader == null && (heap.peek() != null || backoffDeadline() != Long.MAX_VALUE))
+          || !ready.isEmpty()) {
         available.signal();
       }
       lock.unlock();
@@ -206,6 +258,133 @@ final class Dispatcher {
     return loading != null || truncated ? Long.MAX_VALUE : nextLoad;
   }
 
+  /**
+   * Call only with the lock held, with {@code e} just taken from the heap. True if {@code e} may
+   * run: its handler has no limit, or it holds or now takes a permit; otherwise it is moved to its
+   * limit's waiting heap.
+   */
+  private boolean admit(Entry e, long now) {
+    if (e.permit != null) {
+      return true; // handed to it when a run ended
+    }
+    Permits p = permitsFor(e.record);
+    if (p == null) {
+      return true;
+    }
+    if (p.free() && now >= p.backoffUntil) {
+      p.held++;
+      e.permit = p;
+      return true;
+    }
+    e.waitingFor = p;
+    p.waiting.add(e);
+    return false;
+  }
+
+  /** The limit of the record's handler, or null. Immutable map: no lock needed. */
+  private Permits permitsFor(JobRecord r) {
+    return permits.isEmpty() || r == null ? null : permits.get(r.spec().handler());
+  }
+
+  /** The concurrency limit of the record's handler, if any. */
+  java.util.Optional<dev.kairos.ConcurrencyLimit> limitOf(JobRecord r) {
+    return java.util.Optional.ofNullable(permitsFor(r)).map(p -> p.limit);
+  }
+
+  /**
+   * Call only with the lock held. Gives up {@code e}'s permit, if it holds one: it is handed to the
+   * limit's earliest waiting entry, which goes back into the heap (due, so a worker takes it), or
+   * else becomes free.
+   */
+  private void releasePermit(Entry e) {
+    Permits p = e.permit;
+    if (p == null) {
+      return;
+    }
+    e.permit = null;
+    if (p.waiting.size() == 0 || Entry.nanos(time.now()) < p.backoffUntil) {
+      p.held--; // a back-off in force: releaseWaiters() hands the permit on when it ends
+      if (p.waiting.size() > 0) {
+        deadlineChanged(); // the back-off's end may now be the earliest deadline
+      }
+      return;
+    }
+    Entry next = p.waiting.poll();
+    next.waitingFor = null;
+    next.permit = p; // handed over: held stays the same
+    heap.add(next); // at its old (due, seq)
+    if (heap.peek() == next) {
+      deadlineChanged();
+    }
+  }
+
+  /**
+   * Call only with the lock held. For each limit whose cluster back-off has ended, hands its free
+   * permits to its earliest waiting entries and puts them back in the heap.
+   */
+  private void releaseWaiters(long now) {
+    if (permits.isEmpty()) {
+      return;
+    }
+    for (Permits p : limits) {
+      while (p.waiting.size() > 0 && p.free() && now >= p.backoffUntil) {
+        Entry next = p.waiting.poll();
+        next.waitingFor = null;
+        next.permit = p;
+        p.held++;
+        heap.add(next); // at its old (due, seq)
+      }
+    }
+  }
+
+  /**
+   * Call only with the lock held. The earliest end of a cluster back-off that keeps waiting fires
+   * from free permits, or {@code Long.MAX_VALUE}: the leader waits no longer than that.
+   */
+  private long backoffDeadline() {
+    long deadline = Long.MAX_VALUE;
+    for (Permits p : limits) {
+      if (p.waiting.size() > 0 && p.free()) {
+        deadline = Math.min(deadline, p.backoffUntil);
+      }
+    }
+    return deadline;
+  }
+
+  /**
+   * Cluster mode: the claim of the running entry {@code e} was refused because its limit is full in
+   * the cluster. {@link #finish} queues it again at {@code until} (as {@link #notBefore}), and
+   * until then no fire of that limit is admitted here nor handed a freed permit: waiting fires do
+   * not each ask the store again; when the back-off ends they get the free permits, earliest due
+   * first.
+   */
+  void limitFull(Entry e, Instant until) {
+    lock.lock();
+    try {
+      long t = Entry.nanos(until);
+      e.notBefore = t;
+      if (e.permit != null) {
+        e.permit.backoffUntil = Math.max(e.permit.backoffUntil, t);
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Call only with the lock held, {@code e} not running. Takes {@code e} out of the heap or the
+   * waiting heap it is in, and passes on a permit it was handed.
+   */
+  private void dequeue(Entry e) {
+    if (e.waitingFor != null) {
+      e.waitingFor.waiting.remove(e);
+      e.waitingFor = null;
+    } else {
+      heap.remove(e);
+    }
+    releasePermit(e);
+  }
+
   /** Call only with the lock held. */
   private Entry start(Entry e) {
     e.running = true;
@@ -220,12 +399,15 @@ final class Dispatcher {
     lock.lock();
     try {
       long now = Entry.nanos(time.now());
-      Entry first = heap.peek();
       if (shutdown) {
         return null;
       }
-      if (first != null && first.due <= now) {
-        return start(heap.poll());
+      releaseWaiters(now);
+      for (Entry first = heap.peek(); first != null && first.due <= now; first = heap.peek()) {
+        Entry next = heap.poll();
+        if (admit(next, now)) {
+          return start(next);
+        }
       }
       if (loading == null && loadDue(now)) {
         loading = new WindowCursor(Instant.MAX, "");
@@ -243,6 +425,7 @@ final class Dispatcher {
     try {
       Entry first = heap.peek();
       long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
+      deadline = Math.min(deadline, backoffDeadline());
       return deadline == Long.MAX_VALUE ? null : Instant.ofEpochSecond(0, deadline);
     } finally {
       lock.unlock();
@@ -354,7 +537,7 @@ final class Dispatcher {
         return; // already queued as it is
       }
       if (e != null) {
-        heap.remove(e);
+        dequeue(e);
         tracked.remove(key);
       }
       if (record != null && record.dueTime() != null && inWindow(record)) {
@@ -434,7 +617,7 @@ final class Dispatcher {
         return;
       }
       if (e != null) {
-        heap.remove(e);
+        dequeue(e);
       }
       Entry fresh = e != null ? e : new Entry(record.key(), record);
       fresh.recovery = true;
@@ -454,6 +637,7 @@ final class Dispatcher {
   void finish(Entry e, JobRecord stored) {
     lock.lock();
     try {
+      releasePermit(e); // first: the earliest waiting fire goes before this job's next
       e.running = false;
       e.recovery = false;
       e.mark = null;
@@ -568,9 +752,11 @@ final class Dispatcher {
 
   /**
    * Call only with the lock held. Adds to {@code out} due {@code SCHEDULED} runnable entries not
-   * yet covered at their version, in fire order (best-first from the heap's head, stopping at the
-   * first entry not yet due), until it holds {@code limit} or {@code 4 * limit} entries were looked
-   * at; returns how many due entries it passed that were covered already.
+   * yet covered at their version and without a concurrency limit (such a fire may wait for a
+   * permit: it is marked, or claimed, alone when taken), in fire order (best-first from the heap's
+   * head, stopping at the first entry not yet due), until it holds {@code limit} or {@code 4 *
+   * limit} entries were looked at; returns how many due entries it passed that were covered
+   * already.
    */
   private int fill(
       List<Entry> out,
@@ -595,7 +781,9 @@ final class Dispatcher {
       visited++;
       if (q.mark != null && q.markedVersion == q.record.version()) {
         covered++;
-      } else if (q.record.state() == JobState.SCHEDULED && runnable.test(q.record)) {
+      } else if (q.record.state() == JobState.SCHEDULED
+          && runnable.test(q.record)
+          && permitsFor(q.record) == null) { // a limited fire may wait: marked when it is taken
         out.add(q);
       }
       for (int c = 2 * q.heapIndex + 1; c <= 2 * q.heapIndex + 2; c++) {
@@ -931,11 +1119,15 @@ final class Dispatcher {
     }
   }
 
-  /** Number of queued entries. */
+  /** Number of queued entries (those waiting for a concurrency limit's permit included). */
   int queued() {
     lock.lock();
     try {
-      return heap.size();
+      int waiting = 0;
+      for (Permits p : limits) {
+        waiting += p.waiting.size();
+      }
+      return heap.size() + waiting;
     } finally {
       lock.unlock();
     }

@@ -28,6 +28,7 @@ import java.util.concurrent.ThreadFactory;
  * @param cluster lease and change-feed settings, used when the store is in cluster mode
  * @param startupTimeout how long opening the store is retried before {@code start()} fails
  * @param callerTransactions whether a change is committed later by a caller's transaction
+ * @param limits the concurrency limits, checked by the builder (no handler in two)
  */
 public record EngineConfig(
     JobStore store,
@@ -43,7 +44,8 @@ public record EngineConfig(
     String instanceId,
     ClusterSettings cluster,
     Duration startupTimeout,
-    CallerTransactions callerTransactions) {
+    CallerTransactions callerTransactions,
+    List<dev.kairos.ConcurrencyLimit> limits) {
 
   /**
    * Cluster-mode settings.

@@ -28,6 +28,18 @@ final class Entry {
   boolean running;
 
   /**
+   * The concurrency limit whose permit this entry holds, or null: from when a worker takes it until
+   * {@link Dispatcher#finish}, or while it is queued after a freed permit was handed to it.
+   */
+  Permits permit;
+
+  /**
+   * The concurrency limit in whose waiting heap this entry is queued (due, but the limit was full),
+   * or null; then {@link #heapIndex} is its index in that heap.
+   */
+  Permits waitingFor;
+
+  /**
    * A record written by a schedule change while the entry was running; it wins over the worker's
    * write-back, since a change made during the run makes that write-back's version stale.
    */

@@ -507,8 +507,19 @@ final class FireRunner {
     Instant start;
     Instant localStart;
     if (cluster != null) {
-      Optional<ClusterStore.Claimed> claimed =
-          preclaimed != null ? preclaimed : claimWithOthers(e, taken);
+      Optional<ClusterStore.Claimed> claimed = preclaimed;
+      if (claimed == null) {
+        dev.kairos.ConcurrencyLimit limit = dispatcher.limitOf(taken).orElse(null);
+        if (limit != null) { // claimed alone, against the limit's count in the store
+          ClusterStore.LimitedClaim answer = claimWithin(taken, limit);
+          if (answer.limitFull()) {
+            return limitFull(e, taken, fire, limit);
+          }
+          claimed = answer.claimed();
+        } else {
+          claimed = claimWithOthers(e, taken);
+        }
+      }
       if (claimed.isEmpty()) {
         log.debug("job '{}': fire {} claimed by another instance", taken.key(), fire.scheduled());
         return afterLostClaim(e, taken, fire);
@@ -965,6 +976,32 @@ final class FireRunner {
       return afterLostClaim(e, ready.taken(), ready.fire());
     }
     return run(e, ready.taken(), ready.tt(), ready.fire(), handoff, ready.claim());
+  }
+
+  /**
+   * Cluster mode: the store refused the claim because the fire's concurrency limit is full across
+   * the cluster. The entry is queued again one poll interval later (not at once: a busy loop
+   * against the store), with its record unchanged; its misfire policy is judged again then. Until
+   * then the limit backs off on this instance ({@link Dispatcher#limitFull}): the fires waiting for
+   * it do not each ask the store.
+   */
+  private JobRecord limitFull(
+      Entry e, JobRecord taken, Fire fire, dev.kairos.ConcurrencyLimit limit) {
+    log.debug(
+        "job '{}': fire {} waits, concurrency limit '{}' ({}) is full in the cluster",
+        taken.key(),
+        fire.scheduled(),
+        limit.name(),
+        limit.permits());
+    dispatcher.limitFull(e, config.time().now().plus(config.cluster().poll()));
+    return taken;
+  }
+
+  private ClusterStore.LimitedClaim claimWithin(JobRecord r, dev.kairos.ConcurrencyLimit limit) {
+    return retrying(
+            "claiming job '" + r.key() + "'",
+            () -> cluster.claimWithin(r, config.instanceId(), config.cluster().lease(), limit))
+        .orElseGet(() -> new ClusterStore.LimitedClaim(Optional.empty(), false));
   }
 
   private Optional<ClusterStore.Claimed> claim(JobRecord r) {

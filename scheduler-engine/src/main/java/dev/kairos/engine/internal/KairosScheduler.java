@@ -105,7 +105,7 @@ public final class KairosScheduler implements Scheduler {
   /** A scheduler over the given configuration; nothing runs until {@link #start()}. */
   public KairosScheduler(EngineConfig config) {
     this.config = config;
-    this.dispatcher = new Dispatcher(config.time(), config.windowSize());
+    this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
     Listeners listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
     this.backfills = new Backfills(config, listeners, runner.gate, () -> closing);
@@ -137,7 +137,7 @@ public final class KairosScheduler implements Scheduler {
       }
       log.info(
           "Kairos started: instance {}, {} worker(s), store {}, clock {}, look-ahead {},"
-              + " window {}, grace {}, default zone {}, handlers {}",
+              + " window {}, grace {}, default zone {}, handlers {}, concurrency limits {}",
           config.instanceId(),
           config.workers(),
           config.store(),
@@ -146,7 +146,8 @@ public final class KairosScheduler implements Scheduler {
           config.windowSize(),
           config.gracePeriod(),
           config.defaultZone(),
-          config.handlers().keySet());
+          config.handlers().keySet(),
+          config.limits().stream().map(l -> l.name() + "=" + l.permits() + l.handlers()).toList());
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.kairos.jdbc.internal;
 
 import dev.kairos.StoreException;
+import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.ClusterStore.Changes;
 import dev.kairos.spi.ClusterStore.Claimed;
 import dev.kairos.spi.JobRecord;
@@ -51,6 +52,9 @@ public final class Cluster implements AutoCloseable {
 
   /** Maps a row to its record, or to empty after logging that it cannot be read. */
   private final Function<JobRows.Row, Optional<JobRecord>> readable;
+
+  /** Names of the concurrency limits whose row is known to exist. */
+  private final Set<String> limitRows = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
   /** Claims (key@version) whose call failed: maybe committed, acknowledgement lost. */
   private final Set<String> inDoubt = ConcurrentHashMap.newKeySet();
@@ -185,6 +189,81 @@ public final class Cluster implements AutoCloseable {
     changed();
     boolean recovery = won.get().recovery();
     return readable.apply(won.get().row()).map(r -> new Claimed(r, recovery));
+  }
+
+  /**
+   * Claims {@code expected}'s fire under a concurrency limit; see {@link ClusterTable#claimWithin}.
+   * The limit's row is created, once per store object, in a transaction of its own (so that a race
+   * of two first claims fails only that insert). A failed call puts the claim in doubt, as {@link
+   * #claim} does.
+   */
+  public ClusterStore.LimitedClaim claimWithin(
+      JobRecord expected, String instance, Duration lease, dev.kairos.ConcurrencyLimit limit) {
+    if (!limitRows.contains(limit.name())) {
+      ensureLimit(limit.name());
+      limitRows.add(limit.name());
+    }
+    String what =
+        "claiming job '"
+            + expected.key()
+            + "' (due "
+            + expected.dueTime()
+            + ") for "
+            + instance
+            + " within concurrency limit '"
+            + limit.name()
+            + "'";
+    String claim = expected.key() + "@" + expected.version();
+    boolean repeated = inDoubt.remove(claim);
+    ClusterTable.LimitedClaim answer;
+    try {
+      answer =
+          database.inTransaction(
+              what,
+              h -> {
+                if (repeated) { // before the count: our own committed claim is not a rival
+                  Optional<ClusterTable.Claim> own = table.ownClaim(h, expected, instance);
+                  if (own.isPresent()) {
+                    return new ClusterTable.LimitedClaim(own, false);
+                  }
+                }
+                return table.claimWithin(h, expected, instance, lease, limit);
+              });
+    } catch (StoreException e) {
+      if (inDoubt.size() >= MAX_IN_DOUBT) {
+        inDoubt.clear();
+      }
+      inDoubt.add(claim);
+      throw e;
+    }
+    if (answer.full()) {
+      return ClusterStore.LimitedClaim.full();
+    }
+    if (answer.claim().isEmpty()) {
+      return new ClusterStore.LimitedClaim(Optional.empty(), false);
+    }
+    changed();
+    boolean recovery = answer.claim().get().recovery();
+    return new ClusterStore.LimitedClaim(
+        readable.apply(answer.claim().get().row()).map(r -> new Claimed(r, recovery)), false);
+  }
+
+  /**
+   * Inserts the limit's row if missing. A concurrent first claim's insert of the same name fails
+   * one of the two transactions with a duplicate key; the second try then finds the row.
+   */
+  private void ensureLimit(String name) {
+    String what = "adding the row of concurrency limit '" + name + "'";
+    try {
+      database.inTransaction(what, h -> ensured(h, name));
+    } catch (StoreException raced) {
+      database.inTransaction(what, h -> ensured(h, name));
+    }
+  }
+
+  private Boolean ensured(Handle h, String name) {
+    table.ensureLimit(h, name);
+    return Boolean.TRUE;
   }
 
   /**

@@ -34,6 +34,15 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  * state. Whether the claim is a recovery is the row's state before the update; since an UPDATE's
  * SET expressions read the old row, the statement stores it in {@code recovery}, whence PostgreSQL
  * returns it with the row ({@code RETURNING *}) and H2 re-reads it.
+ *
+ * <p>A claim under a concurrency limit ({@link #claimWithin}) first locks the limit's row in {@code
+ * <prefix>limits} ({@code SELECT ... FOR UPDATE}), so that claims of one limit, from every
+ * instance, are judged one at a time; then counts the live leases (by the database clock) of other
+ * jobs of the limit's handlers; then claims as above, all in one transaction. Under READ COMMITTED
+ * (and InnoDB's REPEATABLE READ, whose snapshot is taken at the first plain read, after the lock)
+ * the count therefore sees every claim of the limit committed before the lock was granted: two
+ * claims cannot both take the last permit. A write-back or an expiring lease only lowers the count,
+ * so it needs no lock.
  */
 public final class ClusterTable {
 
@@ -53,6 +62,9 @@ public final class ClusterTable {
   private final String instances;
   private final String liveInstances;
   private final ChangeStamps stamps;
+  private final String lockLimit;
+  private final String insertLimit;
+  private final String liveInLimit;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public ClusterTable(String prefix, Dialect dialect) {
@@ -83,6 +95,14 @@ public final class ClusterTable {
             + now
             + ")";
     select = "SELECT * FROM " + jobs + " WHERE job_key = :key";
+    lockLimit = "SELECT limit_name FROM " + prefix + "limits WHERE limit_name = :name FOR UPDATE";
+    insertLimit = "INSERT INTO " + prefix + "limits (limit_name) VALUES (:name)";
+    liveInLimit =
+        "SELECT COUNT(*) FROM "
+            + jobs
+            + " WHERE lease_until > "
+            + now
+            + " AND owner IS NOT NULL AND job_key <> :key AND handler IN (";
     ownClaim = select + " AND owner = :instance AND version = :version AND claimed_fire = :due";
     selectOwned = "SELECT * FROM " + jobs + " WHERE owner = :instance AND job_key IN (";
     renew =
@@ -158,6 +178,65 @@ public final class ClusterTable {
     return updated == 0
         ? Optional.empty()
         : h.createQuery(select).bind("key", expected.key()).map((rs, ctx) -> claimed(rs)).findOne();
+  }
+
+  /** The answer of {@link #claimWithin}: a claim won or lost, or refused by the full limit. */
+  public record LimitedClaim(Optional<Claim> claim, boolean full) {}
+
+  /**
+   * Claims {@code expected}'s fire as {@link #claim} does if fewer than {@code permits} other jobs
+   * of {@code handlers} hold a live lease (see the design notes). Call in a transaction.
+   */
+  public LimitedClaim claimWithin(
+      Handle h,
+      JobRecord expected,
+      String instance,
+      Duration lease,
+      dev.kairos.ConcurrencyLimit limit) {
+    if (expected.dueTime() == null) {
+      return new LimitedClaim(Optional.empty(), false);
+    }
+    if (!lockLimit(h, limit.name())) {
+      h.createUpdate(insertLimit).bind("name", limit.name()).execute(); // a race fails the call
+      lockLimit(h, limit.name());
+    }
+    if (live(h, expected.key(), limit.handlers()) >= limit.permits()) {
+      return new LimitedClaim(Optional.empty(), true);
+    }
+    return new LimitedClaim(claim(h, expected, instance, lease), false);
+  }
+
+  /** Locks the limit's row for the transaction; false if it does not exist. */
+  private boolean lockLimit(Handle h, String name) {
+    return h.createQuery(lockLimit).bind("name", name).mapTo(String.class).findOne().isPresent();
+  }
+
+  /**
+   * Adds the limit's row if it is missing, in the caller's transaction (a concurrent insert of the
+   * same name fails it with a duplicate key; then the row exists).
+   */
+  public void ensureLimit(Handle h, String name) {
+    if (h.createQuery(lockLimit.replace(" FOR UPDATE", ""))
+        .bind("name", name)
+        .mapTo(String.class)
+        .findOne()
+        .isEmpty()) {
+      h.createUpdate(insertLimit).bind("name", name).execute();
+    }
+  }
+
+  /** How many jobs of these handlers, other than {@code key}, hold a live lease. */
+  private int live(Handle h, String key, java.util.Set<String> handlers) {
+    StringBuilder sql = new StringBuilder(liveInLimit);
+    for (int i = 0; i < handlers.size(); i++) {
+      sql.append(i == 0 ? ":h" : ", :h").append(i);
+    }
+    var q = h.createQuery(sql.append(")").toString()).bind("key", key);
+    int i = 0;
+    for (String handler : handlers) {
+      q.bind("h" + i++, handler);
+    }
+    return q.mapTo(Integer.class).one();
   }
 
   /**

@@ -768,6 +768,12 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   @Override
+  public LimitedClaim claimWithin(
+      JobRecord expected, String instance, Duration lease, dev.kairos.ConcurrencyLimit limit) {
+    return tables().cluster().claimWithin(expected, instance, lease, limit);
+  }
+
+  @Override
   public boolean release(String key, String instance, Instant claimedFire) {
     return tables().cluster().release(key, instance, claimedFire);
   }

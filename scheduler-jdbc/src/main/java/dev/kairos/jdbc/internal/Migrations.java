@@ -41,7 +41,8 @@ public final class Migrations {
           "V4__catch_up_window.sql",
           "V5__overlap.sql",
           "V6__backfill.sql",
-          "V7__calendars.sql");
+          "V7__calendars.sql",
+          "V8__limits.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";

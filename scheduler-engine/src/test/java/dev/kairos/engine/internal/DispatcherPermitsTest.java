@@ -1,0 +1,93 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.ConcurrencyLimit;
+import dev.kairos.JobSpec;
+import dev.kairos.engine.ManualClock;
+import dev.kairos.spi.JobRecord;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The dispatcher's concurrency-limit state, stepped from the test thread over a {@link ManualClock}
+ * through {@code poll()}, {@code finish()} and {@code changed()}: no worker threads.
+ */
+class DispatcherPermitsTest {
+  static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
+
+  private final ManualClock clock = new ManualClock(T0.plusMillis(10)); // all four due
+
+  private Dispatcher dispatcher(int permits) {
+    Dispatcher d = new Dispatcher(clock, 10_000, List.of(ConcurrencyLimit.of("h", permits)));
+    Instant until = T0.plus(Duration.ofDays(1));
+    d.beginLoad(until);
+    d.endLoad(
+        List.of(
+            job("j1", T0), job("j2", T0), job("j3", T0.plusMillis(1)), job("j4", T0.plusMillis(2))),
+        until,
+        false,
+        until);
+    return d;
+  }
+
+  private static JobRecord job(String key, Instant due) {
+    return JobRecord.fresh(JobSpec.named(key).handler("h").at(due), due);
+  }
+
+  private static String key(Entry e) {
+    return e == null ? null : e.key;
+  }
+
+  /**
+   * A full limit parks due fires (still queued, not running); each finish hands its permit to the
+   * earliest waiting fire; a waiting fire that is unscheduled leaves the queue and is never run.
+   */
+  @Test
+  void fullLimit_parksFires_finishHandsThePermitOn_unscheduledWaiterLeaves() {
+    Dispatcher d = dispatcher(1);
+    Entry j1 = d.poll();
+    assertThat(key(j1)).isEqualTo("j1");
+    assertThat(d.poll()).isNull();
+    assertThat(d.queued()).isEqualTo(3);
+    assertThat(d.running()).isEqualTo(1);
+
+    d.changed("j2", null); // unscheduled while waiting
+    d.finish(j1, null);
+    Entry j3 = d.poll();
+    assertThat(key(j3)).isEqualTo("j3");
+    assertThat(d.poll()).isNull();
+
+    d.finish(j3, null);
+    assertThat(key(d.poll())).isEqualTo("j4");
+    assertThat(d.queued()).isZero();
+  }
+
+  /**
+   * Cluster mode: after a claim refused because the limit is full in the cluster, no waiting fire
+   * is admitted or handed a permit until the back-off ends (the leader's deadline includes it);
+   * then the free permits go to the earliest waiting fires.
+   */
+  @Test
+  void clusterBackOff_holdsWaitersUntilItEnds_thenEarliestDueFirst() {
+    Dispatcher d = dispatcher(2);
+    Entry j1 = d.poll();
+    Entry j2 = d.poll();
+    assertThat(List.of(key(j1), key(j2))).containsExactly("j1", "j2");
+    assertThat(d.poll()).isNull(); // j3, j4 wait
+
+    Instant until = T0.plusMillis(260);
+    d.limitFull(j1, until);
+    d.finish(j1, j1.record); // re-queued at the back-off's end; its permit not handed on
+    assertThat(d.poll()).isNull();
+    assertThat(d.nextWakeUp()).isEqualTo(until);
+
+    clock.set(until);
+    assertThat(key(d.poll())).isEqualTo("j3"); // the free permit, earliest due first
+    assertThat(d.poll()).isNull(); // j1 (due again now) and j4 wait: both permits held
+    d.finish(j2, null);
+    assertThat(key(d.poll())).isEqualTo("j4");
+  }
+}
