@@ -1,5 +1,6 @@
 package dev.kairos.spring;
 
+import dev.kairos.ConcurrencyLimit;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.InMemoryStore;
@@ -117,6 +118,18 @@ public class KairosAutoConfiguration {
     }
   }
 
+  /** The limit a {@code kairos.limits.<name>} entry describes. */
+  private static ConcurrencyLimit concurrencyLimit(String name, KairosProperties.Limit limit) {
+    return limit.getHandlers().isEmpty()
+        ? ConcurrencyLimit.of(name, limit.getMaxConcurrent())
+        : ConcurrencyLimit.group(
+            name, limit.getMaxConcurrent(), limit.getHandlers().toArray(String[]::new));
+  }
+
+  private static String handlers(String name, KairosProperties.Limit limit) {
+    return limit.getHandlers().isEmpty() ? name : String.join(", ", limit.getHandlers());
+  }
+
   /**
    * The handlers and recurring jobs the application declares.
    *
@@ -170,6 +183,14 @@ public class KairosAutoConfiguration {
       set("kairos.instance-id", properties.getInstanceId(), b::instanceId);
     }
     declared.jobs().handlers().forEach(b::handler);
+    properties
+        .getLimits()
+        .forEach(
+            (name, limit) ->
+                set(
+                    "kairos.limits." + name,
+                    limit.getMaxConcurrent() + " run(s) of " + handlers(name, limit),
+                    v -> b.concurrencyLimit(concurrencyLimit(name, limit))));
     listeners.orderedStream().forEach(b::listener);
     customizers.orderedStream().forEach(c -> c.customize(b));
     return b.build();

@@ -47,6 +47,12 @@ public class KairosProperties {
   private final Cluster cluster = new Cluster();
   private final Metrics metrics = new Metrics();
 
+  /**
+   * Concurrency limits by name ({@code kairos.limits.<name>.max-concurrent}): a limit on the
+   * handler of that name, or with {@code handlers} on a group of handlers sharing the permits.
+   */
+  private final java.util.Map<String, Limit> limits = new java.util.LinkedHashMap<>();
+
   /** What the starter does with stored jobs whose handler is gone. */
   public enum RemovedJobs {
     /** Log each at WARN and leave it (the default: another instance may still have the code). */
@@ -329,6 +335,55 @@ public class KairosProperties {
     }
   }
 
+  /**
+   * One concurrency limit ({@code dev.kairos.ConcurrencyLimit}): at most {@code max-concurrent}
+   * runs at once of jobs whose handler is one of {@code handlers} (or the handler named like the
+   * limit), across the cluster in cluster mode.
+   */
+  public static class Limit {
+    /** Runs at once, 1 or more (required). */
+    private int maxConcurrent;
+
+    /** The handlers sharing the limit; empty for the one handler named like the limit. */
+    private java.util.List<String> handlers = new java.util.ArrayList<>();
+
+    /**
+     * The {@code kairos.limits.<name>.max-concurrent} property.
+     *
+     * @return the property value
+     */
+    public int getMaxConcurrent() {
+      return maxConcurrent;
+    }
+
+    /**
+     * Sets the {@code kairos.limits.<name>.max-concurrent} property.
+     *
+     * @param maxConcurrent the new value
+     */
+    public void setMaxConcurrent(int maxConcurrent) {
+      this.maxConcurrent = maxConcurrent;
+    }
+
+    /**
+     * The {@code kairos.limits.<name>.handlers} property.
+     *
+     * @return the property value
+     */
+    public java.util.List<String> getHandlers() {
+      return handlers;
+    }
+
+    /**
+     * Sets the {@code kairos.limits.<name>.handlers} property.
+     *
+     * @param handlers the new value
+     */
+    public void setHandlers(java.util.List<String> handlers) {
+      this.handlers = handlers;
+    }
+  }
+
   /** Micrometer settings (used when Micrometer and a MeterRegistry are present). */
   public static class Metrics {
     /** Whether Kairos meters are recorded. */
@@ -372,6 +427,15 @@ public class KairosProperties {
     public void setKeyTags(boolean keyTags) {
       this.keyTags = keyTags;
     }
+  }
+
+  /**
+   * The {@code kairos.limits.*} properties, by limit name.
+   *
+   * @return the limits (modifiable, bound by Spring)
+   */
+  public java.util.Map<String, Limit> getLimits() {
+    return limits;
   }
 
   /**

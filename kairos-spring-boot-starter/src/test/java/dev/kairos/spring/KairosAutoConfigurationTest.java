@@ -283,6 +283,40 @@ class KairosAutoConfigurationTest {
   }
 
   @Test
+  void concurrencyLimits_fromProperties_applied_andBadOnesRefusedNamingTheProperty() {
+    runner
+        .withPropertyValues(
+            "kairos.store.type=memory",
+            "kairos.limits.nightlyExport.max-concurrent=1",
+            "kairos.limits.heavy.max-concurrent=2",
+            "kairos.limits.heavy.handlers=custom-name")
+        .withUserConfiguration(ClockConfig.class)
+        .withBean("nightlyExport", ExportJob.class)
+        .withBean("named", NamedJob.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx.getBean(KairosProperties.class).getLimits())
+                  .containsOnlyKeys("nightlyExport", "heavy");
+            });
+    runner
+        .withPropertyValues(
+            "kairos.store.type=memory", "kairos.limits.nightlyExport.max-concurrent=0")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "kairos.limits.nightlyExport=0 run(s) of nightlyExport")
+                    .hasStackTraceContaining("must allow at least 1 run, not 0"));
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.limits.nosuch.max-concurrent=2")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(ctx -> assertThat(ctx).getFailure().hasStackTraceContaining("nosuch"));
+  }
+
+  @Test
   void jobBeans_areHandlers_byBeanNameOrAnnotation() {
     runner
         .withPropertyValues("kairos.store.type=memory")
