@@ -248,9 +248,22 @@ final class Dispatcher {
     }
   }
 
-  /** Call only with the lock held. */
+  /**
+   * Call only with the lock held. A truncated window is reloaded when fewer than half a window of
+   * fires are queued, those waiting for a permit included (else a backlog of them would load window
+   * after window while the heap stays empty).
+   */
   private boolean loadDue(long now) {
-    return truncated ? heap.size() < windowSize / 2 : now >= nextLoad;
+    return truncated ? queuedLocked() < windowSize / 2 : now >= nextLoad;
+  }
+
+  /** Queued entries, those waiting for a permit included. Call only with the lock held. */
+  private int queuedLocked() {
+    int waiting = 0;
+    for (Permits p : limits) {
+      waiting += p.waiting.size();
+    }
+    return heap.size() + waiting;
   }
 
   /** Call only with the lock held. */
@@ -1123,11 +1136,7 @@ final class Dispatcher {
   int queued() {
     lock.lock();
     try {
-      int waiting = 0;
-      for (Permits p : limits) {
-        waiting += p.waiting.size();
-      }
-      return heap.size() + waiting;
+      return queuedLocked();
     } finally {
       lock.unlock();
     }

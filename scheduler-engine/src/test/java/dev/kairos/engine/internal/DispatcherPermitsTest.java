@@ -66,6 +66,27 @@ class DispatcherPermitsTest {
   }
 
   /**
+   * A truncated window is reloaded when fewer than half a window of fires are queued: fires waiting
+   * for a permit count as queued, or a backlog of waiting fires would have every poll load another
+   * window (the whole table, in the end) while the heap stays empty.
+   */
+  @Test
+  void truncatedWindow_firesWaitingForAPermitCountAsQueued_noReloadWhileHalfAWindowWaits() {
+    Dispatcher d = new Dispatcher(clock, 4, List.of(ConcurrencyLimit.of("h", 1)));
+    Instant until = T0.plus(Duration.ofDays(1));
+    d.beginLoad(until);
+    d.endLoad(
+        List.of(
+            job("j1", T0), job("j2", T0), job("j3", T0.plusMillis(1)), job("j4", T0.plusMillis(2))),
+        until,
+        true, // a full page: the window is truncated
+        until);
+    assertThat(key(d.poll())).isEqualTo("j1");
+    assertThat(d.poll()).as("three wait for the permit: no load").isNull();
+    assertThat(d.queued()).isEqualTo(3);
+  }
+
+  /**
    * Cluster mode: after a claim refused because the limit is full in the cluster, no waiting fire
    * is admitted or handed a permit until the back-off ends (the leader's deadline includes it);
    * then the free permits go to the earliest waiting fires.
