@@ -193,31 +193,42 @@ public abstract class ClusterStoreContract {
     for (int i = 0; i < 30; i++) {
       jobs.add(a.upsert(fresh("race-" + i, T0)).record());
     }
+    int total =
+        race((s, id, t) -> jobs.stream().filter(r -> s.claim(r, id, LONG).isPresent()).count());
+    assertThat(total).isEqualTo(jobs.size());
+  }
+
+  /** What one racing instance does; returns how many claims it won. */
+  private interface Racer {
+    long run(ClusterStore store, String instance, int index) throws Exception;
+  }
+
+  /**
+   * Runs {@code racer} for instances a, b and c ("i0", "i1", "i2"), each on its own thread, all
+   * released at once; returns their wins in all.
+   */
+  private int race(Racer racer) throws Exception {
     ClusterStore[] instances = {a, b, c};
     ExecutorService pool = Executors.newFixedThreadPool(3);
     try {
       CountDownLatch go = new CountDownLatch(1);
-      List<Future<Integer>> wins = new ArrayList<>();
+      List<Future<Long>> wins = new ArrayList<>();
       for (int t = 0; t < 3; t++) {
         ClusterStore s = instances[t];
-        String id = "i" + t;
+        int index = t;
         wins.add(
             pool.submit(
                 () -> {
                   go.await();
-                  int won = 0;
-                  for (JobRecord r : jobs) {
-                    won += s.claim(r, id, LONG).isPresent() ? 1 : 0;
-                  }
-                  return won;
+                  return racer.run(s, "i" + index, index);
                 }));
       }
       go.countDown();
       int total = 0;
-      for (Future<Integer> f : wins) {
-        total += f.get(60, TimeUnit.SECONDS);
+      for (Future<Long> f : wins) {
+        total += f.get(60, TimeUnit.SECONDS).intValue();
       }
-      assertThat(total).isEqualTo(jobs.size());
+      return total;
     } finally {
       pool.shutdownNow();
     }
@@ -415,35 +426,17 @@ public abstract class ClusterStoreContract {
     for (int i = 0; i < 20; i++) {
       jobs.add(a.upsert(fresh("lim-" + i, T0)).record());
     }
-    ClusterStore[] instances = {a, b, c};
-    ExecutorService pool = Executors.newFixedThreadPool(3);
-    try {
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<Integer>> wins = new ArrayList<>();
-      for (int t = 0; t < 3; t++) {
-        ClusterStore s = instances[t];
-        String id = "i" + t;
-        wins.add(
-            pool.submit(
-                () -> {
-                  go.await();
-                  int won = 0;
-                  for (int i = 0; i < jobs.size(); i++) {
-                    JobRecord r = jobs.get((i + 7 * Integer.parseInt(id.substring(1))) % 20);
-                    won += s.claimWithin(r, id, LONG, two).claimed().isPresent() ? 1 : 0;
-                  }
-                  return won;
-                }));
-      }
-      go.countDown();
-      int total = 0;
-      for (Future<Integer> f : wins) {
-        total += f.get(60, TimeUnit.SECONDS);
-      }
-      assertThat(total).isEqualTo(2);
-    } finally {
-      pool.shutdownNow();
-    }
+    int total =
+        race(
+            (s, id, t) -> {
+              long won = 0;
+              for (int i = 0; i < jobs.size(); i++) {
+                JobRecord r = jobs.get((i + 7 * t) % 20);
+                won += s.claimWithin(r, id, LONG, two).claimed().isPresent() ? 1 : 0;
+              }
+              return won;
+            });
+    assertThat(total).isEqualTo(2);
   }
 
   @Test
