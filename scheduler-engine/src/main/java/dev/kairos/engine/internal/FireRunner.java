@@ -568,7 +568,7 @@ final class FireRunner {
     RunOutcome outcome = RunOutcome.SUCCESS;
     long handlerBegin = System.nanoTime();
     inHandler.incrementAndGet();
-    RunReplacer.Watch watch = replaceWatch(r, tt, localStart);
+    RunReplacer.Watch watch = replaceWatch(r, tt, fire, localStart);
     boolean cut = false;
     boolean replaced = false;
     try {
@@ -710,14 +710,22 @@ final class FireRunner {
    * first fire scheduled after the run's start comes due. Null for other policies, and for jobs
    * whose next fire cannot come due during a run (fixed delay, one-shot).
    */
-  private RunReplacer.Watch replaceWatch(JobRecord r, Timetable tt, Instant start) {
+  private RunReplacer.Watch replaceWatch(JobRecord r, Timetable tt, Fire fire, Instant start) {
     if (!(r.spec().overlap() instanceof Overlap.Replace)
         || r.spec().schedule() instanceof Schedule.FixedDelay) {
       return null;
     }
-    Instant next = tt.successor(start).orElse(null);
-    if (next == null) {
-      return null;
+    // The timetable's fire after this one (a trigger's: the stored next fire), then past the
+    // start: fires already due when the run started are a backlog, not a replacement.
+    Instant next =
+        fire.kind() == FireKind.TRIGGER
+            ? r.nextFireTime()
+            : tt.successor(fire.scheduled()).orElse(null);
+    if (next != null && !next.isAfter(start)) {
+      next = tt.nth(next, tt.countDue(next, start, Timetable.WALK_CAP)).orElse(null);
+    }
+    if (next == null || !next.isAfter(start)) {
+      return null; // no later fire (or a walk stopped by its cap): nothing replaces this run
     }
     return replacer.watch(r.key(), Jitter.due(r.spec(), next), next);
   }

@@ -118,8 +118,8 @@ class RunReplacerTest {
   }
 
   /**
-   * Replace jobs overrunning at random beside jobs of the default policy, on shared workers: no
-   * handler starts with its interrupt flag set, and no run of a forbid job is ever interrupted.
+   * Replace jobs overrunning at random beside jobs of the default policy, on shared workers: no run
+   * of a forbid job starts with its interrupt flag set or is ever interrupted.
    */
   @Test
   void stress_replaceJobsBesideOthers_interruptsReachOnlyReplacedRuns() {
@@ -143,12 +143,9 @@ class RunReplacerTest {
                 .listener(listener)
                 .handler(
                     "replace",
-                    ctx -> {
-                      if (Thread.currentThread().isInterrupted()) {
-                        leaks.incrementAndGet();
-                      }
-                      Thread.sleep(ThreadLocalRandom.current().nextInt(0, 30));
-                    })
+                    // May start with its flag set: its next fire can come due between the run's
+                    // start and the handler's first line. Interrupts of other runs show below.
+                    ctx -> Thread.sleep(ThreadLocalRandom.current().nextInt(0, 30)))
                 .handler(
                     "other",
                     ctx -> {
