@@ -322,13 +322,22 @@ final class Dispatcher {
       }
       return;
     }
-    Entry next = p.waiting.poll();
-    next.waitingFor = null;
-    next.permit = p; // handed over: held stays the same
-    heap.add(next); // at its old (due, seq)
+    Entry next = handPermit(p); // handed over: held stays the same
     if (heap.peek() == next) {
       deadlineChanged();
     }
+  }
+
+  /**
+   * Gives {@code p}'s permit to its earliest waiting fire and queues that fire again at its old
+   * (due, seq); returns it. The caller accounts for {@code held}. Call only with the lock held.
+   */
+  private Entry handPermit(Permits p) {
+    Entry next = p.waiting.poll();
+    next.waitingFor = null;
+    next.permit = p;
+    heap.add(next);
+    return next;
   }
 
   /**
@@ -341,11 +350,8 @@ final class Dispatcher {
     }
     for (Permits p : limits) {
       while (p.waiting.size() > 0 && p.free() && now >= p.backoffUntil) {
-        Entry next = p.waiting.poll();
-        next.waitingFor = null;
-        next.permit = p;
+        handPermit(p);
         p.held++;
-        heap.add(next); // at its old (due, seq)
       }
     }
   }
