@@ -33,15 +33,19 @@ class MigrationsTest {
     }
   }
 
-  /** The dialects' scripts declare the same columns in the same order (types may differ). */
+  /**
+   * The dialects' scripts declare the same columns in the same order (types may differ); a script
+   * that changes no column (version 9 tunes H2's sequence only) declares none in any dialect.
+   */
   @Test
   void scripts_dialectsDeclareSameColumns() throws Exception {
     for (String script : Migrations.SCRIPTS) {
       assertThat(columns(Dialect.POSTGRESQL, script))
+          .as(script)
           .isEqualTo(columns(Dialect.H2, script))
-          .isEqualTo(columns(Dialect.MARIADB, script))
-          .isNotEmpty();
+          .isEqualTo(columns(Dialect.MARIADB, script));
     }
+    assertThat(columns(Dialect.H2, Migrations.SCRIPTS.get(0))).contains("job_key", "version");
   }
 
   /**
@@ -77,6 +81,16 @@ class MigrationsTest {
         DriverManager.getConnection("jdbc:h2:" + dir.resolve("kairos").toAbsolutePath())) {
       assertThat(Migrations.version(c, Dialect.H2, JdbcStore.DEFAULT_TABLE_PREFIX))
           .isEqualTo(Migrations.latest());
+      // version 9: the change-feed sequence is flushed to the file once per 4096 values, not 32
+      try (var rs =
+          c.createStatement()
+              .executeQuery(
+                  "SELECT CACHE FROM INFORMATION_SCHEMA.SEQUENCES WHERE SEQUENCE_NAME = '"
+                      + JdbcStore.DEFAULT_TABLE_PREFIX.toUpperCase(java.util.Locale.ROOT)
+                      + "CHANGE_SEQ'")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).isEqualTo(4096);
+      }
     }
   }
 

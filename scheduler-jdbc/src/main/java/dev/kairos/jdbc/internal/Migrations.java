@@ -42,7 +42,8 @@ public final class Migrations {
           "V5__overlap.sql",
           "V6__backfill.sql",
           "V7__calendars.sql",
-          "V8__limits.sql");
+          "V8__limits.sql",
+          "V9__change_seq_cache.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";
