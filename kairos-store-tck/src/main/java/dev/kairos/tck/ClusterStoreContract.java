@@ -381,6 +381,50 @@ public abstract class ClusterStoreContract {
     assertThat(third.claimed()).isPresent();
   }
 
+  /**
+   * Backfill runs count against a concurrency limit in the whole cluster, both ways: a live lease
+   * refuses a slot's claim, a RUNNING slot refuses a regular claim and another slot's claim, and
+   * finishing the slot frees the permit. A refused claim changes nothing; a slot already claimed is
+   * lost, not full, once the limit is free.
+   */
+  @Test
+  void claimBackfillWithin_countsLeasesAndRunningSlots_acrossInstances() {
+    dev.kairos.ConcurrencyLimit one = dev.kairos.ConcurrencyLimit.of("h", 1);
+    JobRecord j1 = a.upsert(fresh("j1", T0)).record();
+    a.upsert(fresh("j2", T0));
+    JobRecord j3 = a.upsert(fresh("j3", T0)).record();
+    Instant slot1 = T0.minusSeconds(7200);
+    Instant slot2 = T0.minusSeconds(3600);
+    assertThat(a.addBackfill("j2", List.of(slot1, slot2))).isEqualTo(2);
+
+    Claimed held = a.claimWithin(j1, "a", LONG, one).claimed().orElseThrow();
+    assertThat(b.claimBackfillWithin("j2", slot1, "b", one))
+        .isEqualTo(ClusterStore.BackfillClaim.LIMIT_FULL);
+    assertThat(b.backfillSlots("j2"))
+        .extracting(dev.kairos.spi.BackfillSlot::state)
+        .containsOnly(dev.kairos.spi.BackfillSlot.State.PENDING);
+
+    a.runFinished(finished(held.record(), "a"));
+    assertThat(b.claimBackfillWithin("j2", slot1, "b", one))
+        .isEqualTo(ClusterStore.BackfillClaim.CLAIMED);
+    assertThat(c.claimWithin(j3, "c", LONG, one).limitFull()).isTrue();
+    assertThat(c.find("j3")).contains(j3);
+    assertThat(c.claimBackfillWithin("j2", slot2, "c", one))
+        .isEqualTo(ClusterStore.BackfillClaim.LIMIT_FULL);
+    assertThat(c.claimBackfillWithin("j2", slot1, "c", dev.kairos.ConcurrencyLimit.of("h", 5)))
+        .isEqualTo(ClusterStore.BackfillClaim.LOST);
+
+    Instant now = a.storeNow();
+    assertThat(
+            b.finishBackfill(
+                new dev.kairos.RunRecord(
+                    "j2", slot1, now, now, RunOutcome.SUCCESS, null, 1, "b", false, 0),
+                "b"))
+        .isTrue();
+    assertThat(c.claimBackfillWithin("j2", slot2, "c", one))
+        .isEqualTo(ClusterStore.BackfillClaim.CLAIMED);
+  }
+
   /** A claim whose lease expired (its instance died) no longer holds a permit. */
   @Test
   void claimWithin_expiredLease_freesThePermit() {

@@ -82,10 +82,11 @@ public interface ClusterStore extends JobStore {
   /**
    * Claims as {@link #claim} does, and only if fewer than {@code limit.permits()} other jobs whose
    * handler is in {@code limit.handlers()} hold a live lease (by the store's clock; the claimed
-   * job's own row is not counted). Claims of one limit must be judged one at a time, by every
-   * instance, so that two cannot both take the last permit (the JDBC store locks the limit's row in
-   * {@code <prefix>limits} in the claim's transaction). A claim refused by the limit changes
-   * nothing; the engine leaves the fire queued and claims it again later.
+   * job's own row is not counted), backfill slots of those jobs that are {@link
+   * BackfillSlot.State#RUNNING RUNNING} counted too. Claims of one limit must be judged one at a
+   * time, by every instance, so that two cannot both take the last permit (the JDBC store locks the
+   * limit's row in {@code <prefix>limits} in the claim's transaction). A claim refused by the limit
+   * changes nothing; the engine leaves the fire queued and claims it again later.
    *
    * <p>The default ignores the limit and claims as {@link #claim}: a store that does not override
    * it enforces limits on each instance only (at most {@code permits} runs per instance, not in
@@ -100,6 +101,39 @@ public interface ClusterStore extends JobStore {
   default LimitedClaim claimWithin(
       JobRecord expected, String instance, Duration lease, dev.kairos.ConcurrencyLimit limit) {
     return new LimitedClaim(claim(expected, instance, lease), false);
+  }
+
+  /**
+   * Claims a backfill slot as {@link #claimBackfill} does, and only if fewer than {@code
+   * limit.permits()} runs of the limit's handlers are live in the cluster: jobs of those handlers
+   * holding a live lease (as {@link #claimWithin} counts them) and their backfill slots that are
+   * {@link BackfillSlot.State#RUNNING RUNNING}. Judged one claim at a time per limit, as {@link
+   * #claimWithin} is, which counts RUNNING slots in the same way. A RUNNING slot whose instance
+   * died counts until it is given back ({@link #releaseBackfill}): for a while after a crash the
+   * limit may admit fewer runs, never more.
+   *
+   * <p>The default ignores the limit and claims as {@link #claimBackfill}: the engine then enforces
+   * the limit on each instance only.
+   *
+   * @param key the job's key
+   * @param fireTime the slot
+   * @param instance the claiming instance
+   * @param limit the concurrency limit of the job's handler
+   * @return the answer: claimed, not claimable (gone or not pending), or refused by the full limit
+   */
+  default BackfillClaim claimBackfillWithin(
+      String key, Instant fireTime, String instance, dev.kairos.ConcurrencyLimit limit) {
+    return claimBackfill(key, fireTime, instance) ? BackfillClaim.CLAIMED : BackfillClaim.LOST;
+  }
+
+  /** The answer to {@link #claimBackfillWithin}. */
+  enum BackfillClaim {
+    /** The slot is now RUNNING, owned by the claiming instance. */
+    CLAIMED,
+    /** The slot is gone or not PENDING; nothing was changed. */
+    LOST,
+    /** The concurrency limit is full in the cluster; nothing was changed. */
+    LIMIT_FULL
   }
 
   /**

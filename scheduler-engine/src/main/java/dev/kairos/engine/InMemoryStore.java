@@ -577,10 +577,49 @@ public final class InMemoryStore implements ClusterStore {
         live++;
       }
     }
-    if (live >= limit.permits()) {
+    if (live + runningBackfill(limit) >= limit.permits()) {
       return LimitedClaim.full();
     }
     return new LimitedClaim(claim(expected, instance, lease), false);
+  }
+
+  /**
+   * Claims a backfill slot under a concurrency limit: live leases of the limit's handlers' jobs and
+   * their RUNNING slots count; judged under the store's monitor.
+   */
+  @Override
+  public synchronized BackfillClaim claimBackfillWithin(
+      String key, Instant fireTime, String instance, dev.kairos.ConcurrencyLimit limit) {
+    Instant now = storeNow();
+    int live = runningBackfill(limit);
+    for (Map.Entry<String, Lease> l : leases.entrySet()) {
+      JobRecord r = jobs.get(l.getKey());
+      if (l.getValue().until().isAfter(now)
+          && r != null
+          && limit.handlers().contains(r.spec().handler())) {
+        live++;
+      }
+    }
+    if (live >= limit.permits()) {
+      return BackfillClaim.LIMIT_FULL;
+    }
+    return claimBackfill(key, fireTime, instance) ? BackfillClaim.CLAIMED : BackfillClaim.LOST;
+  }
+
+  /** RUNNING backfill slots of jobs of the limit's handlers. Call holding the monitor. */
+  private int runningBackfill(dev.kairos.ConcurrencyLimit limit) {
+    int n = 0;
+    for (Map.Entry<String, TreeMap<Instant, BackfillSlot>> e : backfill.entrySet()) {
+      JobRecord r = jobs.get(e.getKey());
+      if (r != null && limit.handlers().contains(r.spec().handler())) {
+        for (BackfillSlot b : e.getValue().values()) {
+          if (b.state() == BackfillSlot.State.RUNNING) {
+            n++;
+          }
+        }
+      }
+    }
+    return n;
   }
 
   @Override

@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * once). A run cut off by {@code close()} is not written back, so it runs again the same way. A
  * written-back slot that the store failed to take is retried at the next pass.
  *
+ * <p>Concurrency limits: a backfill run holds a permit of its handler's limit as a regular run does
+ * ({@link Dispatcher#takeBackfillPermit}), taken before the claim and given back after the
+ * write-back; regular fires waiting for a permit come first, and a slot refused one waits for a
+ * later pass (the dispatcher wakes this thread when a permit frees). In cluster mode the claim is
+ * also judged against the limit's count in the store ({@link ClusterStore#claimBackfillWithin}).
+ *
  * <p>Overlap: the handler call goes through {@link RunGate}, so on this instance a backfill run and
  * a regular run of the same job never overlap. In cluster mode another instance's regular run of
  * the job is not excluded (the job row's claim is not taken).
@@ -68,6 +74,10 @@ final class Backfills implements Runnable {
   private final EngineConfig config;
   private final Listeners listeners;
   private final RunGate gate;
+
+  /** Hands out the permits of concurrency limits, which backfill runs take as regular runs do. */
+  private final Dispatcher dispatcher;
+
   private final BooleanSupplier closing;
 
   /** The cluster store in cluster mode; null for one instance. */
@@ -96,8 +106,14 @@ final class Backfills implements Runnable {
   /** Set once by {@link #stop()}. Guarded by lock. */
   private boolean stopped;
 
-  Backfills(EngineConfig config, Listeners listeners, RunGate gate, BooleanSupplier closing) {
+  Backfills(
+      EngineConfig config,
+      Listeners listeners,
+      RunGate gate,
+      Dispatcher dispatcher,
+      BooleanSupplier closing) {
     this.config = config;
+    this.dispatcher = dispatcher;
     this.listeners = listeners;
     this.gate = gate;
     this.closing = closing;
@@ -322,13 +338,50 @@ final class Backfills implements Runnable {
         break;
       }
       Optional<JobRecord> job = runnable(slot.key());
-      if (job.isPresent()
-          && store.claimBackfill(slot.key(), slot.fireTime(), config.instanceId())) {
-        runOne(job.get(), slot.fireTime());
-        ran++;
+      if (job.isEmpty()) {
+        continue;
+      }
+      String handler = job.get().spec().handler();
+      if (!dispatcher.takeBackfillPermit(handler)) {
+        log.debug(
+            "job '{}': backfill slot {} waits for a permit of handler '{}''s concurrency limit",
+            slot.key(),
+            slot.fireTime(),
+            handler);
+        continue; // the dispatcher wakes this thread when a permit frees
+      }
+      try {
+        if (claim(slot, job.get())) {
+          runOne(job.get(), slot.fireTime());
+          ran++;
+        }
+      } finally {
+        dispatcher.releaseBackfillPermit(handler);
       }
     }
     return ran;
+  }
+
+  /**
+   * Claims the slot; in cluster mode, under the concurrency limit of its handler in the whole
+   * cluster (refused while the limit is full there: the slot waits for a later pass).
+   */
+  private boolean claim(BackfillSlot slot, JobRecord job) {
+    String instance = config.instanceId();
+    Optional<dev.kairos.ConcurrencyLimit> limit = dispatcher.limitOf(job);
+    if (cluster == null || limit.isEmpty()) {
+      return config.store().claimBackfill(slot.key(), slot.fireTime(), instance);
+    }
+    ClusterStore.BackfillClaim answer =
+        cluster.claimBackfillWithin(slot.key(), slot.fireTime(), instance, limit.get());
+    if (answer == ClusterStore.BackfillClaim.LIMIT_FULL) {
+      log.debug(
+          "job '{}': backfill slot {} waits: concurrency limit '{}' is full in the cluster",
+          slot.key(),
+          slot.fireTime(),
+          limit.get().name());
+    }
+    return answer == ClusterStore.BackfillClaim.CLAIMED;
   }
 
   /** The job, if its slot may run here now. */

@@ -163,6 +163,9 @@ final class Dispatcher {
   /** The same limits, each once (immutable list). */
   private final List<Permits> limits;
 
+  /** Called when a permit a backfill run waits for becomes free; see {@link #onPermitFreed}. */
+  private volatile Runnable permitFreed = () -> {};
+
   Dispatcher(TimeSource time, int windowSize) {
     this(time, windowSize, List.of());
   }
@@ -305,6 +308,63 @@ final class Dispatcher {
   }
 
   /**
+   * Backfill runs ({@link Backfills}) count against the concurrency limit of their handler: takes
+   * one of its permits for a backfill run, if one is free, no regular fire waits for one (regular
+   * fires come first) and no cluster back-off is in force. When this answers false, the backfill
+   * runner is told through {@link #onPermitFreed} once a permit of the limit becomes free.
+   *
+   * @param handler the handler of the job whose slot is to run
+   * @return true if the run may start: the handler has no limit, or a permit was taken for it (give
+   *     it back with {@link #releaseBackfillPermit})
+   */
+  boolean takeBackfillPermit(String handler) {
+    Permits p = permits.isEmpty() ? null : permits.get(handler);
+    if (p == null) {
+      return true;
+    }
+    lock.lock();
+    try {
+      if (p.free() && p.waiting.size() == 0 && Entry.nanos(time.now()) >= p.backoffUntil) {
+        p.held++;
+        return true;
+      }
+      p.backfillWaits = true;
+      return false;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Gives back a permit {@link #takeBackfillPermit} took for {@code handler}'s backfill run: it is
+   * handed to the earliest waiting fire of the limit, or becomes free.
+   *
+   * @param handler the handler the permit was taken for
+   */
+  void releaseBackfillPermit(String handler) {
+    Permits p = permits.isEmpty() ? null : permits.get(handler);
+    if (p == null) {
+      return;
+    }
+    lock.lock();
+    try {
+      giveBack(p);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Sets what is called (with the lock held: it must only signal) when a permit becomes free that a
+   * backfill run was refused; the scheduler wakes its backfill runner with it.
+   *
+   * @param wake the signal, quick and lock-free of the dispatcher
+   */
+  void onPermitFreed(Runnable wake) {
+    this.permitFreed = wake;
+  }
+
+  /**
    * Call only with the lock held. Gives up {@code e}'s permit, if it holds one: it is handed to the
    * limit's earliest waiting entry, which goes back into the heap (due, so a worker takes it), or
    * else becomes free.
@@ -315,10 +375,22 @@ final class Dispatcher {
       return;
     }
     e.permit = null;
+    giveBack(p);
+  }
+
+  /**
+   * Call only with the lock held. Gives up one held permit of {@code p}: it is handed to the
+   * limit's earliest waiting entry, which goes back into the heap, or else becomes free (and a
+   * backfill run that waits for it is told).
+   */
+  private void giveBack(Permits p) {
     if (p.waiting.size() == 0 || Entry.nanos(time.now()) < p.backoffUntil) {
       p.held--; // a back-off in force: releaseWaiters() hands the permit on when it ends
       if (p.waiting.size() > 0) {
         deadlineChanged(); // the back-off's end may now be the earliest deadline
+      } else if (p.backfillWaits) {
+        p.backfillWaits = false;
+        permitFreed.run();
       }
       return;
     }

@@ -108,7 +108,8 @@ public final class KairosScheduler implements Scheduler {
     this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
     Listeners listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
-    this.backfills = new Backfills(config, listeners, runner.gate, () -> closing);
+    this.backfills = new Backfills(config, listeners, runner.gate, dispatcher, () -> closing);
+    dispatcher.onPermitFreed(backfills::wake);
     this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
     this.wake = dispatcher::wake;
   }

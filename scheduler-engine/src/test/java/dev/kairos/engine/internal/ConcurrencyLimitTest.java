@@ -102,6 +102,33 @@ class ConcurrencyLimitTest {
     assertThat(maxRunning.get()).isEqualTo(2);
   }
 
+  /**
+   * Backfill runs count against the limit: while a regular run holds the only permit, a backfill
+   * pass runs nothing (the step API answers 0 at once: without the limit it would run the slots
+   * beside it); once the regular run ends, the backfill thread is woken and runs the slots, one at
+   * a time.
+   */
+  @Test
+  void backfillRuns_holdPermits_waitForARegularRun_thenRunWhenWoken() {
+    start(Kairos.builder().handler("h", gated).maxConcurrent("h", 1));
+    scheduler.schedule(JobSpec.named("report").handler("h").cron("0 0 0 * * ?")); // next: T0 + 1 d
+    scheduler.schedule(JobSpec.named("b").handler("h").at(T0.plusMillis(100)));
+    gate("report").countDown(); // backfill runs of "report" do not block
+    clock.advance(Duration.ofSeconds(1));
+    awaitStarted(1);
+    assertThat(started).containsExactly("b");
+
+    assertThat(scheduler.backfill("report", T0.minus(Duration.ofDays(3)), T0)).isEqualTo(3);
+    assertThat(scheduler.runBackfill()).as("the permit is b's").isZero();
+    assertThat(started).containsExactly("b");
+
+    gate("b").countDown();
+    awaitStarted(4);
+    assertThat(started).containsExactly("b", "report", "report", "report");
+    assertThat(contexts.subList(1, 4)).allSatisfy(ctx -> assertThat(ctx.backfill()).isTrue());
+    assertThat(maxRunning.get()).isEqualTo(1);
+  }
+
   @Test
   void groupLimit_isSharedByItsHandlers_otherHandlersAreFree() {
     start(

@@ -66,6 +66,42 @@ class DispatcherPermitsTest {
   }
 
   /**
+   * Backfill runs share the limit: a backfill permit is refused while regular fires hold or wait
+   * for every permit (regular fires come first), and the backfill runner is woken exactly when a
+   * permit becomes free with no regular fire waiting; a permit a backfill run gives back goes to
+   * the earliest waiting regular fire.
+   */
+  @Test
+  void backfillPermit_sharedWithRegularFires_regularFirst_wokenWhenOneFrees() {
+    Dispatcher d = dispatcher(1);
+    java.util.concurrent.atomic.AtomicInteger wakes =
+        new java.util.concurrent.atomic.AtomicInteger();
+    d.onPermitFreed(wakes::incrementAndGet);
+    assertThat(d.takeBackfillPermit("other")).as("a handler without a limit").isTrue();
+
+    Entry j1 = d.poll();
+    assertThat(d.poll()).isNull(); // j2, j3, j4 wait
+    assertThat(d.takeBackfillPermit("h")).isFalse();
+    d.finish(j1, null); // handed to j2: no wake
+    assertThat(wakes).hasValue(0);
+    assertThat(d.takeBackfillPermit("h")).as("j2 holds it, j3 and j4 wait").isFalse();
+    d.finish(d.poll(), null);
+    d.finish(d.poll(), null);
+    Entry j4 = d.poll();
+    assertThat(key(j4)).isEqualTo("j4");
+    assertThat(wakes).hasValue(0);
+    d.finish(j4, null); // free, and the backfill run asked: woken once
+    assertThat(wakes).hasValue(1);
+
+    assertThat(d.takeBackfillPermit("h")).isTrue();
+    d.changed("j5", job("j5", T0)); // due now, but the backfill run holds the permit
+    assertThat(d.poll()).isNull();
+    d.releaseBackfillPermit("h");
+    assertThat(key(d.poll())).isEqualTo("j5");
+    assertThat(wakes).as("not asked again: no wake").hasValue(1);
+  }
+
+  /**
    * A truncated window is reloaded when fewer than half a window of fires are queued: fires waiting
    * for a permit count as queued, or a backlog of waiting fires would have every poll load another
    * window (the whole table, in the end) while the heap stays empty.

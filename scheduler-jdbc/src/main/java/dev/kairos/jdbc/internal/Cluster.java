@@ -249,6 +249,41 @@ public final class Cluster implements AutoCloseable {
   }
 
   /**
+   * Claims a backfill slot under a concurrency limit (see {@link
+   * ClusterStore#claimBackfillWithin}): in one transaction, the limit's row locked and its live
+   * runs counted ({@link ClusterTable#full}), then {@code claimSlot} (the slot's compare-and-set)
+   * unless the limit is full.
+   *
+   * @param claimSlot claims the slot on the transaction's handle; true if it did
+   */
+  public ClusterStore.BackfillClaim claimBackfillWithin(
+      String key,
+      java.time.Instant fire,
+      dev.kairos.ConcurrencyLimit limit,
+      java.util.function.Predicate<Handle> claimSlot) {
+    if (!limitRows.contains(limit.name())) {
+      ensureLimit(limit.name());
+      limitRows.add(limit.name());
+    }
+    return database.inTransaction(
+        "claiming backfill slot "
+            + fire
+            + " of job '"
+            + key
+            + "' within concurrency limit '"
+            + limit.name()
+            + "'",
+        h -> {
+          if (table.full(h, "", limit)) {
+            return ClusterStore.BackfillClaim.LIMIT_FULL;
+          }
+          return claimSlot.test(h)
+              ? ClusterStore.BackfillClaim.CLAIMED
+              : ClusterStore.BackfillClaim.LOST;
+        });
+  }
+
+  /**
    * Inserts the limit's row if missing. A concurrent first claim's insert of the same name fails
    * one of the two transactions with a duplicate key; the second try then finds the row.
    */

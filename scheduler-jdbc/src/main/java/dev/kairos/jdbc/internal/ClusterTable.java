@@ -38,11 +38,13 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  * <p>A claim under a concurrency limit ({@link #claimWithin}) first locks the limit's row in {@code
  * <prefix>limits} ({@code SELECT ... FOR UPDATE}), so that claims of one limit, from every
  * instance, are judged one at a time; then counts the live leases (by the database clock) of other
- * jobs of the limit's handlers; then claims as above, all in one transaction. Under READ COMMITTED
- * (and InnoDB's REPEATABLE READ, whose snapshot is taken at the first plain read, after the lock)
- * the count therefore sees every claim of the limit committed before the lock was granted: two
- * claims cannot both take the last permit. A write-back or an expiring lease only lowers the count,
- * so it needs no lock.
+ * jobs of the limit's handlers and the RUNNING backfill slots of their jobs; then claims as above,
+ * all in one transaction. A backfill slot's claim under a limit is judged the same way ({@link
+ * #full}, then the slot's compare-and-set in the same transaction). Under READ COMMITTED (and
+ * InnoDB's REPEATABLE READ, whose snapshot is taken at the first plain read, after the lock) the
+ * count therefore sees every claim of the limit committed before the lock was granted: two claims
+ * cannot both take the last permit. A write-back or an expiring lease only lowers the count, so it
+ * needs no lock.
  */
 public final class ClusterTable {
 
@@ -65,6 +67,7 @@ public final class ClusterTable {
   private final String lockLimit;
   private final String insertLimit;
   private final String liveInLimit;
+  private final String runningInLimit;
 
   /** The statements for the tables with this (validated) prefix in this dialect. */
   public ClusterTable(String prefix, Dialect dialect) {
@@ -103,6 +106,12 @@ public final class ClusterTable {
             + " WHERE lease_until > "
             + now
             + " AND owner IS NOT NULL AND job_key <> :key AND handler IN (";
+    runningInLimit =
+        "SELECT COUNT(*) FROM "
+            + prefix
+            + "backfill b JOIN "
+            + jobs
+            + " j ON j.job_key = b.job_key WHERE b.state = 'RUNNING' AND j.handler IN (";
     ownClaim = select + " AND owner = :instance AND version = :version AND claimed_fire = :due";
     selectOwned = "SELECT * FROM " + jobs + " WHERE owner = :instance AND job_key IN (";
     renew =
@@ -196,14 +205,26 @@ public final class ClusterTable {
     if (expected.dueTime() == null) {
       return new LimitedClaim(Optional.empty(), false);
     }
+    if (full(h, expected.key(), limit)) {
+      return new LimitedClaim(Optional.empty(), true);
+    }
+    return new LimitedClaim(claim(h, expected, instance, lease), false);
+  }
+
+  /**
+   * Locks the limit's row (adding it if missing) and tells whether the limit is full: whether
+   * {@code limit.permits()} runs of its handlers are live, counting the leases of jobs other than
+   * {@code key} and the RUNNING backfill slots. Call in a transaction; a claim made in the same
+   * transaction is judged against this count.
+   *
+   * @param key the job whose own lease is not counted, or "" to count every job's
+   */
+  public boolean full(Handle h, String key, dev.kairos.ConcurrencyLimit limit) {
     if (!lockLimit(h, limit.name())) {
       h.createUpdate(insertLimit).bind("name", limit.name()).execute(); // a race fails the call
       lockLimit(h, limit.name());
     }
-    if (live(h, expected.key(), limit.handlers()) >= limit.permits()) {
-      return new LimitedClaim(Optional.empty(), true);
-    }
-    return new LimitedClaim(claim(h, expected, instance, lease), false);
+    return live(h, key, limit.handlers()) >= limit.permits();
   }
 
   /** Locks the limit's row for the transaction; false if it does not exist. */
@@ -225,13 +246,17 @@ public final class ClusterTable {
     }
   }
 
-  /** How many jobs of these handlers, other than {@code key}, hold a live lease. */
+  /**
+   * How many runs of these handlers are live: jobs other than {@code key} holding a live lease, and
+   * RUNNING backfill slots of the handlers' jobs. One query.
+   */
   private int live(Handle h, String key, java.util.Set<String> handlers) {
-    StringBuilder sql = new StringBuilder(liveInLimit);
+    StringBuilder in = new StringBuilder();
     for (int i = 0; i < handlers.size(); i++) {
-      sql.append(i == 0 ? ":h" : ", :h").append(i);
+      in.append(i == 0 ? ":h" : ", :h").append(i);
     }
-    var q = h.createQuery(sql.append(")").toString()).bind("key", key);
+    String sql = "SELECT (" + liveInLimit + in + ")) + (" + runningInLimit + in + ")) AS live_runs";
+    var q = h.createQuery(sql).bind("key", key);
     int i = 0;
     for (String handler : handlers) {
       q.bind("h" + i++, handler);

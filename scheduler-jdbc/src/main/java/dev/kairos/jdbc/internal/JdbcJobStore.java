@@ -688,6 +688,14 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   @Override
+  public BackfillClaim claimBackfillWithin(
+      String key, Instant fireTime, String instance, dev.kairos.ConcurrencyLimit limit) {
+    return tables()
+        .cluster()
+        .claimBackfillWithin(key, fireTime, limit, h -> backfill.claim(h, key, fireTime, instance));
+  }
+
+  @Override
   public boolean finishBackfill(RunRecord run, String instance) {
     return database.inTransaction(
         "writing back backfill slot " + run.scheduledFireTime() + " of job '" + run.key() + "'",
