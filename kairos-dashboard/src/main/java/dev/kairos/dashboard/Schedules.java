@@ -186,8 +186,8 @@ public final class Schedules {
       String problem =
           "calendar '"
               + name.get()
-              + "' is not stored, so its effect cannot be shown; store it again"
-              + " (putCalendar) or reschedule the job without it";
+              + "' is not stored: the scheduler does not fire this job until it is stored"
+              + " again (putCalendar) or the job is rescheduled without it";
       return new Upcoming(stored(spec, next, n), Optional.of(problem));
     }
     if (next == null || n <= 0) {
