@@ -13,7 +13,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -31,11 +33,10 @@ final class Calendars {
     return s.jobs().stream()
         .filter(j -> j.spec().calendar().isPresent())
         .collect(
-            java.util.stream.Collectors.groupingBy(
+            Collectors.groupingBy(
                 j -> j.spec().calendar().get(),
-                java.util.TreeMap::new,
-                java.util.stream.Collectors.mapping(
-                    JobInfo::key, java.util.stream.Collectors.toList())));
+                TreeMap::new,
+                Collectors.mapping(JobInfo::key, Collectors.toList())));
   }
 
   @Command(name = "calendars", description = "List the stored calendars, by name.")

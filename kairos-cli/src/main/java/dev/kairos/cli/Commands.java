@@ -109,7 +109,12 @@ final class Commands {
       }
       long more = f.excludedCount() - f.excluded().size();
       if (more > 0) {
-        String mark = (moves ? "moved" : "skipped") + ": " + more + " more excluded slot(s)";
+        String mark =
+            (moves ? "moved" : "skipped")
+                + ": "
+                + (f.excludedCount() >= CronPreview.MAX_COUNTED ? "at least " : "")
+                + more
+                + " more excluded slot(s)";
         lines.add(new String[] {"", "", "", mark});
       }
       String mark = !calendar ? "" : moves && !f.excluded().isEmpty() ? "fires (moved)" : "fires";

@@ -176,7 +176,7 @@ final class Pages {
                 + (j.lastOutcome() == null ? "running" : j.lastOutcome().name()));
     row(b, "last error", "<code id=\"last-error\">" + esc(j.lastError()) + "</code>");
     b.append("</table>");
-    nextFires(b, c, j, next, zone);
+    nextFires(b, j, next, zone);
     b.append("<h2>Recent runs</h2>").append(Chart.svg(history));
     b.append("<table id=\"history\"><tr><th>scheduled</th><th>start</th><th>end</th>")
         .append("<th>duration</th><th>lateness</th><th>outcome</th><th>error</th>")
@@ -215,12 +215,11 @@ final class Pages {
    * The next-fires table: each fire (with its due time when the job has jitter) and before it the
    * slots the calendar excluded, struck out when skipped, with their new time when moved.
    */
-  private static void nextFires(
-      StringBuilder b, Context c, JobInfo j, Schedules.Upcoming next, ZoneId zone) {
+  private static void nextFires(StringBuilder b, JobInfo j, Schedules.Upcoming next, ZoneId zone) {
     JobSpec s = j.spec();
     boolean jitter = s.jitter().isPresent();
     boolean calendar = s.calendar().isPresent();
-    int columns = 2 + (jitter ? 1 : 0) + (calendar ? 1 : 0);
+    boolean moves = s.calendarPolicy() == CalendarPolicy.NEXT_ALLOWED;
     b.append("<h2>Next fires</h2>");
     if (calendar) {
       b.append("<p id=\"calendar-note\">Calendar <strong>")
@@ -241,31 +240,8 @@ final class Pages {
         .append(jitter ? "<th>due with jitter (" + esc(zone.getId()) + ")</th>" : "")
         .append(calendar ? "<th>calendar</th>" : "")
         .append("</tr>");
-    boolean moves = s.calendarPolicy() == CalendarPolicy.NEXT_ALLOWED;
     for (CronPreview.Fire f : next.fires()) {
-      for (Instant t : f.excluded()) {
-        b.append(moves ? "<tr class=\"moved\"><td>" : "<tr class=\"skipped\"><td>")
-            .append(local(t, zone))
-            .append("</td><td>")
-            .append(utc(t))
-            .append(jitter ? "</td><td>" : "")
-            .append("</td><td>")
-            .append(moves ? "moved to " + local(f.fire(), zone) : "skipped (excluded)")
-            .append("</td></tr>");
-      }
-      long more = f.excludedCount() - f.excluded().size();
-      if (more > 0) {
-        b.append("<tr class=\"")
-            .append(moves ? "moved" : "skipped")
-            .append("-more\"><td colspan=\"")
-            .append(columns)
-            .append("\">and ")
-            .append(more)
-            .append(f.excludedCount() >= CronPreview.MAX_COUNTED ? " or more" : "")
-            .append(" more excluded slot(s) before the next fire, ")
-            .append(moves ? "moved to it" : "skipped")
-            .append("</td></tr>");
-      }
+      excludedRows(b, f, moves, jitter, zone);
       b.append("<tr class=\"fire\"><td>")
           .append(local(f.fire(), zone))
           .append("</td><td>")
@@ -280,9 +256,38 @@ final class Pages {
       b.append("</td></tr>");
     }
     if (next.fires().isEmpty()) {
-      b.append("<tr><td colspan=\"").append(columns).append("\">none</td></tr>");
+      b.append("<tr><td colspan=\"4\">none</td></tr>");
     }
     b.append("</table>");
+  }
+
+  /** The rows of the slots excluded before {@code f}, and one counting those not listed. */
+  private static void excludedRows(
+      StringBuilder b, CronPreview.Fire f, boolean moves, boolean jitter, ZoneId zone) {
+    String kind = moves ? "moved" : "skipped";
+    for (Instant t : f.excluded()) {
+      b.append("<tr class=\"")
+          .append(kind)
+          .append("\"><td>")
+          .append(local(t, zone))
+          .append("</td><td>")
+          .append(utc(t))
+          .append(jitter ? "</td><td>" : "")
+          .append("</td><td>")
+          .append(moves ? "moved to " + local(f.fire(), zone) : "skipped (excluded)")
+          .append("</td></tr>");
+    }
+    long more = f.excludedCount() - f.excluded().size();
+    if (more > 0) {
+      b.append("<tr class=\"")
+          .append(kind)
+          .append("-more\"><td colspan=\"4\">and ")
+          .append(f.excludedCount() >= CronPreview.MAX_COUNTED ? "at least " : "")
+          .append(more)
+          .append(" more excluded slot(s) before this fire, ")
+          .append(moves ? "moved to it" : "skipped")
+          .append("</td></tr>");
+    }
   }
 
   static String calendars(

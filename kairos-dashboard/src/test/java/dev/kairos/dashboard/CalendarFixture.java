@@ -61,6 +61,12 @@ final class CalendarFixture implements AutoCloseable {
             .fixedRate(Duration.ofHours(1))
             .jitter(Duration.ofMinutes(10)));
     real.schedule(
+        JobSpec.named("tick")
+            .handler("ok")
+            .fixedRate(Duration.ofMinutes(1))
+            .startAt(Instant.parse("2026-01-02T22:58:00Z"))
+            .excluding("berlin-desk"));
+    real.schedule(
         JobSpec.named("orphan").handler("ok").cron("0 0 9 * * ?", BERLIN).excluding(GONE));
     scheduler = withoutCalendar(real, GONE);
   }

@@ -105,6 +105,20 @@ class DashboardCalendarsTest {
         .containsExactly("2026-01-05T19:00:00Z");
   }
 
+  /** A long excluded stretch (a weekend of minutes) is listed up to ten rows, then counted. */
+  @Test
+  void jobPage_longExclusion_listsTenSlotsAndCountsTheRest() throws Exception {
+    String body = get("/job?key=tick").body();
+    assertThat(body)
+        .contains("<tr class=\"fire\"><td>2026-01-02 23:59:00 CET</td>")
+        .contains("<tr class=\"skipped\"><td>2026-01-03 00:09:00 CET</td>")
+        .doesNotContain("<td>2026-01-03 00:10:00 CET</td>")
+        .contains(
+            "<tr class=\"skipped-more\"><td colspan=\"4\">and 2870 more excluded slot(s) before"
+                + " this fire, skipped</td></tr>"
+                + "<tr class=\"fire\"><td>2026-01-05 00:00:00 CET</td>");
+  }
+
   /** Each due time lies in [fire, fire + jitter); the page shows them beside the fires. */
   @Test
   void jitteredJob_showsDueTimesWithinTheJitter() throws Exception {
@@ -145,7 +159,7 @@ class DashboardCalendarsTest {
         .contains(
             "<tr id=\"cal-berlin-desk\"><td class=\"name\">berlin-desk</td><td>Europe/Berlin</td>"
                 + "<td>Monday to Friday, except 2026-01-06 (Europe/Berlin)</td>"
-                + "<td class=\"jobs\">1</td></tr>")
+                + "<td class=\"jobs\">2</td></tr>")
         .contains("<td>Monday to Friday, 08:00 to 18:00 (Europe/Berlin)</td>")
         .contains(
             "<td class=\"name\">&lt;b&gt;bold&lt;/b&gt;</td><td>UTC</td>"
@@ -169,7 +183,7 @@ class DashboardCalendarsTest {
     assertThat(desk.get("excludedDates"))
         .extracting(JsonNode::asText)
         .containsExactly("2026-01-06");
-    assertThat(desk.get("jobs").asLong()).isEqualTo(1);
+    assertThat(desk.get("jobs").asLong()).isEqualTo(2);
     assertThat(a.get(2).get("from").asText()).isEqualTo("08:00");
     assertThat(a.get(0).get("lastBusinessDayOfMonth").asBoolean()).isTrue();
   }
