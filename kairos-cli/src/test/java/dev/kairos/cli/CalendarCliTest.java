@@ -113,6 +113,19 @@ class CalendarCliTest {
   }
 
   @Test
+  void calendars_json_givesRulesAsFields() throws Exception {
+    JsonNode a = JobJson.mapper().readTree(kairos("calendars", "--json").out());
+    assertThat(a)
+        .extracting(n -> n.get("name").asText())
+        .containsExactly("berlin-desk", "desk-hours", "gone");
+    assertThat(a.get(0).get("excludedDates"))
+        .extracting(JsonNode::asText)
+        .containsExactly("2026-01-06");
+    assertThat(a.get(1).get("until").asText()).isEqualTo("18:00");
+    assertThat(a.get(2).get("jobs").asInt()).isEqualTo(1);
+  }
+
+  @Test
   void calendar_showsRulesJobsAndWhichDaysItAllows() {
     Result r = kairos("calendar", "berlin-desk", "--from", "2026-01-02", "--days", "6");
     assertThat(r.code()).isZero();
@@ -206,6 +219,24 @@ class CalendarCliTest {
     assertThat(Instant.parse(second.get("due").asText()))
         .isAfterOrEqualTo(fire)
         .isBefore(fire.plus(Duration.ofMinutes(5)));
+  }
+
+  @Test
+  void preview_jitterAndNextAllowed_addsDueAndCalendarColumns() throws Exception {
+    Result r = kairos("preview", "export", "-n", "2");
+    assertThat(r.code()).isZero();
+    assertThat(r.out().lines())
+        .containsSubsequence(
+            "calendar desk-hours: move excluded fires to the next allowed time",
+            "UTC                   Europe/Berlin            DUE (UTC)             CALENDAR");
+    assertThat(r.out())
+        .containsPattern(
+            "2026-01-05 19:00:00Z  2026-01-05 20:00:00 CET  +moved to 2026-01-06 07:00:00Z\n");
+    JsonNode json =
+        JobJson.mapper().readTree(kairos("preview", "export", "-n", "2", "--json").out());
+    assertThat(json.get("fires"))
+        .extracting(JsonNode::asText)
+        .containsExactly("2026-01-05T07:00:00Z", "2026-01-06T07:00:00Z");
   }
 
   @Test
