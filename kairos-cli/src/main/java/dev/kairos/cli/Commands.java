@@ -2,6 +2,7 @@ package dev.kairos.cli;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
@@ -16,6 +17,7 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -85,6 +87,45 @@ final class Commands {
     }
   }
 
+  /** The fire times of the upcoming fires. */
+  static List<Instant> fireTimes(Schedules.Upcoming next) {
+    return next.fires().stream().map(CronPreview.Fire::fire).toList();
+  }
+
+  /**
+   * The upcoming fires as lines of (UTC, local time, due time in UTC or empty, mark): before each
+   * fire the slots its calendar excluded, marked skipped or moved; the fire itself marked only when
+   * the job has a calendar. A due time is shown for a job with jitter.
+   */
+  static List<String[]> lines(JobSpec spec, Schedules.Upcoming next, ZoneId zone) {
+    boolean moves = spec.calendarPolicy() == CalendarPolicy.NEXT_ALLOWED;
+    boolean calendar = spec.calendar().isPresent();
+    boolean jitter = spec.jitter().isPresent();
+    List<String[]> lines = new ArrayList<>();
+    for (CronPreview.Fire f : next.fires()) {
+      for (Instant t : f.excluded()) {
+        String mark = moves ? "moved to " + utc(f.fire()) : "skipped (excluded)";
+        lines.add(new String[] {utc(t), LOCAL.format(t.atZone(zone)), "", mark});
+      }
+      long more = f.excludedCount() - f.excluded().size();
+      if (more > 0) {
+        String mark =
+            (moves ? "moved" : "skipped")
+                + ": "
+                + (f.excludedCount() >= CronPreview.MAX_COUNTED ? "at least " : "")
+                + more
+                + " more excluded slot(s)";
+        lines.add(new String[] {"", "", "", mark});
+      }
+      String mark = !calendar ? "" : moves && !f.excluded().isEmpty() ? "fires (moved)" : "fires";
+      lines.add(
+          new String[] {
+            utc(f.fire()), LOCAL.format(f.fire().atZone(zone)), jitter ? utc(f.due()) : "", mark
+          });
+    }
+    return lines;
+  }
+
   @Command(name = "show", description = "Show a job: definition, state, next fires.")
   static final class Show implements Callable<Integer> {
     @ParentCommand KairosCli root;
@@ -95,11 +136,14 @@ final class Commands {
     @Override
     public Integer call() {
       try (Session s = root.session()) {
-        JobInfo j = job(s.scheduler(Set.of()), key);
-        List<Instant> next = Schedules.nextFires(j, 10);
+        Scheduler scheduler = s.scheduler(Set.of());
+        JobInfo j = job(scheduler, key);
+        Schedules.Upcoming next = Schedules.upcoming(j, scheduler::calendar, 10);
         if (root.json) {
           ObjectNode n = JobJson.job(j);
-          n.set("nextFires", JobJson.instants(next));
+          n.set("nextFires", JobJson.instants(fireTimes(next)));
+          n.set("upcoming", JobJson.fires(next.fires(), j.spec().calendarPolicy()));
+          next.problem().ifPresent(p -> n.put("calendarProblem", p));
           root.printJson(n);
           return KairosCli.OK;
         }
@@ -110,18 +154,30 @@ final class Commands {
             .row("handler", spec.handler())
             .row("schedule", Schedules.describe(spec.schedule()))
             .row("misfire", Schedules.describe(spec.misfire()))
-            .row("retry", spec.retry().maxAttempts() + " attempt(s)")
-            .row("data", spec.data().orElse(""))
+            .row("retry", spec.retry().maxAttempts() + " attempt(s)");
+        spec.jitter().ifPresent(d -> t.row("jitter", "up to " + Schedules.human(d)));
+        spec.calendar()
+            .ifPresent(
+                c -> t.row("calendar", c + ": " + Schedules.describe(spec.calendarPolicy())));
+        next.problem().ifPresent(p -> t.row("calendar problem", p));
+        t.row("data", spec.data().orElse(""))
             .row("state", j.state())
             .row("runs", j.runCount())
             .row("failures", j.failureCount())
             .row("last start", utc(j.lastStart()))
             .row("last outcome", j.lastOutcome())
             .row("last error", j.lastError());
-        for (int i = 0; i < next.size(); i++) {
-          t.row(
-              i == 0 ? "next fires" : "",
-              utc(next.get(i)) + "  (" + LOCAL.format(next.get(i).atZone(zone)) + ")");
+        List<String[]> lines = lines(spec, next, zone);
+        for (int i = 0; i < lines.size(); i++) {
+          String[] l = lines.get(i);
+          String text = l[0].isEmpty() ? "" : l[0] + "  (" + l[1] + ")";
+          if (!l[2].isEmpty()) {
+            text += "  due " + l[2];
+          }
+          if (!l[3].isEmpty()) {
+            text = text.isEmpty() ? l[3] : text + "  " + l[3];
+          }
+          t.row(i == 0 ? "next fires" : "", text);
         }
         t.print(root.out());
         return KairosCli.OK;
@@ -228,6 +284,8 @@ final class Commands {
       List<Instant> fires;
       ZoneId shown;
       String what;
+      JobSpec stored = null;
+      Schedules.Upcoming upcoming = null;
       if (target.cron != null) {
         if (root.url != null || root.h2 != null) {
           throw new IllegalArgumentException("preview --cron needs no store: drop --url/--h2");
@@ -242,21 +300,59 @@ final class Commands {
           throw new IllegalArgumentException("--zone, --syntax and --from go with --cron only");
         }
         try (Session s = root.session()) {
-          JobInfo j = job(s.scheduler(Set.of()), target.key);
-          shown = Schedules.zoneOf(j.spec(), ZoneOffset.UTC);
-          what = Schedules.describe(j.spec().schedule());
-          fires = Schedules.nextFires(j, n);
+          Scheduler scheduler = s.scheduler(Set.of());
+          JobInfo j = job(scheduler, target.key);
+          stored = j.spec();
+          shown = Schedules.zoneOf(stored, ZoneOffset.UTC);
+          what = Schedules.describe(stored.schedule());
+          upcoming = Schedules.upcoming(j, scheduler::calendar, n);
+          fires = fireTimes(upcoming);
         }
       }
       if (root.json) {
         ObjectNode o = JobJson.mapper().createObjectNode().put("schedule", what);
         o.set("fires", JobJson.instants(fires));
+        if (upcoming != null) {
+          o.set("upcoming", JobJson.fires(upcoming.fires(), stored.calendarPolicy()));
+          upcoming.problem().ifPresent(p -> o.put("calendarProblem", p));
+        }
         root.printJson(o);
         return KairosCli.OK;
       }
       root.out().println(what);
-      Table t = new Table("UTC", shown.getId());
-      fires.forEach(f -> t.row(utc(f), LOCAL.format(f.atZone(shown))));
+      if (stored == null) {
+        Table t = new Table("UTC", shown.getId());
+        fires.forEach(f -> t.row(utc(f), LOCAL.format(f.atZone(shown))));
+        t.print(root.out());
+        return KairosCli.OK;
+      }
+      JobSpec spec = stored;
+      spec.calendar()
+          .ifPresent(
+              c ->
+                  root.out()
+                      .println("calendar " + c + ": " + Schedules.describe(spec.calendarPolicy())));
+      upcoming.problem().ifPresent(p -> root.out().println("calendar problem: " + p));
+      boolean jitter = spec.jitter().isPresent();
+      boolean calendar = spec.calendar().isPresent();
+      List<String> header = new ArrayList<>(List.of("UTC", shown.getId()));
+      if (jitter) {
+        header.add("DUE (UTC)");
+      }
+      if (calendar) {
+        header.add("CALENDAR");
+      }
+      Table t = new Table(header.toArray(String[]::new));
+      for (String[] l : lines(spec, upcoming, shown)) {
+        List<String> row = new ArrayList<>(List.of(l[0], l[1]));
+        if (jitter) {
+          row.add(l[2]);
+        }
+        if (calendar) {
+          row.add(l[3]);
+        }
+        t.row(row.toArray());
+      }
       t.print(root.out());
       return KairosCli.OK;
     }

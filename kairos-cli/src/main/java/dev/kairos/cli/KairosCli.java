@@ -33,6 +33,8 @@ import picocli.CommandLine.Spec;
       Commands.Show.class,
       Commands.History.class,
       Commands.Preview.class,
+      Calendars.All.class,
+      Calendars.One.class,
       Actions.Pause.class,
       Actions.Resume.class,
       Actions.Trigger.class,

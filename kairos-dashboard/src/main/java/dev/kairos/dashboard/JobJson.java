@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.kairos.BusinessCalendar;
 import dev.kairos.CalendarPolicy;
 import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
@@ -14,6 +15,7 @@ import dev.kairos.Overlap;
 import dev.kairos.Retry;
 import dev.kairos.RunRecord;
 import dev.kairos.Schedule;
+import dev.kairos.engine.CronPreview;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,9 +25,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The JSON form of jobs, runs and job definitions, shared by the dashboard's JSON API and the
- * command-line tool's {@code export}/{@code import}. Instants are ISO-8601 UTC text, durations
- * ISO-8601 ({@code PT5M}), enums their Java names.
+ * The JSON form of jobs, runs, job definitions and calendars, shared by the dashboard's JSON API
+ * and the command-line tool's {@code export}/{@code import}. Instants are ISO-8601 UTC text,
+ * durations ISO-8601 ({@code PT5M}), enums their Java names.
  *
  * <p>A definition ({@link #spec(JobSpec)}) reads back to an equal {@link JobSpec} ({@link
  * #readSpec(JsonNode)}). Reading is strict: an unknown or missing field, or a value of the wrong
@@ -174,6 +176,52 @@ public final class JobJson {
   public static ArrayNode instants(List<Instant> instants) {
     ArrayNode a = MAPPER.createArrayNode();
     instants.forEach(t -> a.add(t.toString()));
+    return a;
+  }
+
+  /**
+   * A stored calendar: its name, zone, rules (as fields and in words) and how many jobs are
+   * attached to it.
+   *
+   * @param name the calendar's name
+   * @param c the calendar
+   * @param jobs how many stored jobs are attached to it
+   * @return a new JSON object
+   */
+  public static ObjectNode calendar(String name, BusinessCalendar c, long jobs) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("name", name);
+    n.put("zone", c.zone().getId());
+    ArrayNode days = n.putArray("days");
+    c.days().stream().sorted().forEach(d -> days.add(d.name()));
+    ArrayNode dates = n.putArray("excludedDates");
+    c.excludedDates().forEach(d -> dates.add(d.toString()));
+    c.from().ifPresent(t -> n.put("from", t.toString()));
+    c.until().ifPresent(t -> n.put("until", t.toString()));
+    n.put("lastBusinessDayOfMonth", c.lastBusinessDayOnly());
+    n.put("description", Schedules.describe(c));
+    n.put("jobs", jobs);
+    return n;
+  }
+
+  /**
+   * A job's coming fires with its calendar and jitter applied ({@link Schedules#upcoming}): each
+   * fire's time, due time, and the slots the calendar excluded before it, marked {@code skipped} or
+   * {@code moved} by the job's policy.
+   *
+   * @param fires the coming fires
+   * @param policy the job's calendar policy
+   * @return a new JSON array, in fire order
+   */
+  public static ArrayNode fires(List<CronPreview.Fire> fires, CalendarPolicy policy) {
+    ArrayNode a = MAPPER.createArrayNode();
+    String mark = policy == CalendarPolicy.NEXT_ALLOWED ? "moved" : "skipped";
+    for (CronPreview.Fire f : fires) {
+      ObjectNode n = a.addObject().put("fire", f.fire().toString()).put("due", f.due().toString());
+      ArrayNode excluded = n.putArray(mark);
+      f.excluded().forEach(t -> excluded.add(t.toString()));
+      n.put("excludedCount", f.excludedCount());
+    }
     return a;
   }
 

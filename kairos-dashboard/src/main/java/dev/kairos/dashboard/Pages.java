@@ -3,10 +3,13 @@ package dev.kairos.dashboard;
 import static dev.kairos.dashboard.Html.esc;
 import static dev.kairos.dashboard.Html.param;
 
+import dev.kairos.BusinessCalendar;
+import dev.kairos.CalendarPolicy;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
+import dev.kairos.engine.CronPreview;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -32,7 +35,8 @@ final class Pages {
           + "th{background:#f3f3f3}.FAILURE{color:#c62828}.SUCCESS{color:#2e7d32}"
           + ".PAUSED{color:#ef6c00;font-weight:bold}.msg{background:#e8f5e9;padding:.5em}"
           + "form.inline{display:inline}code{white-space:pre-wrap;word-break:break-all}"
-          + ".actions a{margin-right:1em}";
+          + ".actions a{margin-right:1em}.warn{background:#fff3e0;padding:.5em}"
+          + "tr.skipped td{color:#888;text-decoration:line-through}tr.moved td{color:#ef6c00}";
 
   /** Everything a page needs besides its own data. */
   record Context(String base, String user, boolean readOnly, ZoneId zone) {}
@@ -99,7 +103,7 @@ final class Pages {
   }
 
   static String job(
-      Context c, JobInfo j, List<Instant> next, List<RunRecord> history, String done) {
+      Context c, JobInfo j, Schedules.Upcoming next, List<RunRecord> history, String done) {
     JobSpec s = j.spec();
     ZoneId zone = Schedules.zoneOf(s, c.zone());
     StringBuilder b = head(c, "Job " + j.key());
@@ -145,6 +149,22 @@ final class Pages {
     row(b, "start at", s.startAt().map(t -> utc(t)).orElse(""));
     row(b, "initial delay", esc(s.initialDelay().map(Schedules::human).orElse("")));
     row(b, "data", "<code>" + esc(s.data().orElse("")) + "</code>");
+    row(b, "jitter", esc(s.jitter().map(d -> "up to " + Schedules.human(d)).orElse("none")));
+    row(
+        b,
+        "calendar",
+        s.calendar()
+            .map(
+                name ->
+                    "<a id=\"calendar\" href=\""
+                        + esc(c.base())
+                        + "/calendars#cal-"
+                        + param(name)
+                        + "\">"
+                        + esc(name)
+                        + "</a>: "
+                        + esc(Schedules.describe(s.calendarPolicy())))
+            .orElse("none"));
     row(b, "runs / failures", j.runCount() + " / " + j.failureCount());
     row(
         b,
@@ -155,17 +175,9 @@ final class Pages {
                 + ", "
                 + (j.lastOutcome() == null ? "running" : j.lastOutcome().name()));
     row(b, "last error", "<code id=\"last-error\">" + esc(j.lastError()) + "</code>");
-    b.append("</table><h2>Next fires</h2><table id=\"next\"><tr><th>")
-        .append(esc(zone.getId()))
-        .append("</th><th>UTC</th></tr>");
-    for (Instant t : next) {
-      b.append("<tr><td>").append(local(t, zone)).append("</td><td>").append(utc(t));
-      b.append("</td></tr>");
-    }
-    if (next.isEmpty()) {
-      b.append("<tr><td colspan=\"2\">none</td></tr>");
-    }
-    b.append("</table><h2>Recent runs</h2>").append(Chart.svg(history));
+    b.append("</table>");
+    nextFires(b, j, next, zone);
+    b.append("<h2>Recent runs</h2>").append(Chart.svg(history));
     b.append("<table id=\"history\"><tr><th>scheduled</th><th>start</th><th>end</th>")
         .append("<th>duration</th><th>lateness</th><th>outcome</th><th>error</th>")
         .append("<th>attempt</th><th>instance</th><th>recovery</th><th>missed fires</th></tr>");
@@ -195,6 +207,113 @@ final class Pages {
           .append("</td><td>")
           .append(r.missedFires())
           .append("</td></tr>");
+    }
+    return foot(b.append("</table>"));
+  }
+
+  /**
+   * The next-fires table: each fire (with its due time when the job has jitter) and before it the
+   * slots the calendar excluded, struck out when skipped, with their new time when moved.
+   */
+  private static void nextFires(StringBuilder b, JobInfo j, Schedules.Upcoming next, ZoneId zone) {
+    JobSpec s = j.spec();
+    boolean jitter = s.jitter().isPresent();
+    boolean calendar = s.calendar().isPresent();
+    boolean moves = s.calendarPolicy() == CalendarPolicy.NEXT_ALLOWED;
+    b.append("<h2>Next fires</h2>");
+    if (calendar) {
+      b.append("<p id=\"calendar-note\">Calendar <strong>")
+          .append(esc(s.calendar().get()))
+          .append("</strong> applied: ")
+          .append(esc(Schedules.describe(s.calendarPolicy())))
+          .append(".</p>");
+    }
+    next.problem()
+        .ifPresent(
+            p ->
+                b.append("<p class=\"warn\" id=\"calendar-problem\">")
+                    .append(esc(p))
+                    .append("</p>"));
+    b.append("<table id=\"next\"><tr><th>")
+        .append(esc(zone.getId()))
+        .append("</th><th>UTC</th>")
+        .append(jitter ? "<th>due with jitter (" + esc(zone.getId()) + ")</th>" : "")
+        .append(calendar ? "<th>calendar</th>" : "")
+        .append("</tr>");
+    for (CronPreview.Fire f : next.fires()) {
+      excludedRows(b, f, moves, jitter, zone);
+      b.append("<tr class=\"fire\"><td>")
+          .append(local(f.fire(), zone))
+          .append("</td><td>")
+          .append(utc(f.fire()));
+      if (jitter) {
+        b.append("</td><td class=\"due\">").append(local(f.due(), zone));
+      }
+      if (calendar) {
+        b.append("</td><td>")
+            .append(moves && !f.excluded().isEmpty() ? "fires (moved fires run here)" : "fires");
+      }
+      b.append("</td></tr>");
+    }
+    if (next.fires().isEmpty()) {
+      b.append("<tr><td colspan=\"4\">none</td></tr>");
+    }
+    b.append("</table>");
+  }
+
+  /** The rows of the slots excluded before {@code f}, and one counting those not listed. */
+  private static void excludedRows(
+      StringBuilder b, CronPreview.Fire f, boolean moves, boolean jitter, ZoneId zone) {
+    String kind = moves ? "moved" : "skipped";
+    for (Instant t : f.excluded()) {
+      b.append("<tr class=\"")
+          .append(kind)
+          .append("\"><td>")
+          .append(local(t, zone))
+          .append("</td><td>")
+          .append(utc(t))
+          .append(jitter ? "</td><td>" : "")
+          .append("</td><td>")
+          .append(moves ? "moved to " + local(f.fire(), zone) : "skipped (excluded)")
+          .append("</td></tr>");
+    }
+    long more = f.excludedCount() - f.excluded().size();
+    if (more > 0) {
+      b.append("<tr class=\"")
+          .append(kind)
+          .append("-more\"><td colspan=\"4\">and ")
+          .append(f.excludedCount() >= CronPreview.MAX_COUNTED ? "at least " : "")
+          .append(more)
+          .append(" more excluded slot(s) before this fire, ")
+          .append(moves ? "moved to it" : "skipped")
+          .append("</td></tr>");
+    }
+  }
+
+  static String calendars(
+      Context c, Map<String, BusinessCalendar> calendars, Map<String, Long> jobs) {
+    StringBuilder b = head(c, "Calendars");
+    b.append("<h1>Calendars</h1><p>")
+        .append(calendars.size())
+        .append(" calendar(s). Read-only: calendars are stored by the application")
+        .append(" (<code>Scheduler.putCalendar</code>).</p>")
+        .append("<table id=\"calendars\"><tr><th>name</th><th>zone</th><th>rules</th>")
+        .append("<th>jobs attached</th></tr>");
+    calendars.forEach(
+        (name, cal) ->
+            b.append("<tr id=\"cal-")
+                .append(param(name))
+                .append("\"><td class=\"name\">")
+                .append(esc(name))
+                .append("</td><td>")
+                .append(esc(cal.zone().getId()))
+                .append("</td><td>")
+                .append(esc(Schedules.describe(cal)))
+                .append("</td><td class=\"jobs\">")
+                .append(jobs.getOrDefault(name, 0L))
+                .append("</td></tr>"));
+    if (calendars.isEmpty()) {
+      b.append("<tr><td colspan=\"4\">none stored</td></tr>");
     }
     return foot(b.append("</table>"));
   }
@@ -309,7 +428,9 @@ final class Pages {
         .append(esc(c.base()))
         .append("/\">Jobs</a><a href=\"")
         .append(esc(c.base()))
-        .append("/instances\">Instances</a><span>")
+        .append("/instances\">Instances</a><a href=\"")
+        .append(esc(c.base()))
+        .append("/calendars\">Calendars</a><span>")
         .append(esc(c.user()))
         .append(c.readOnly() ? " · read-only" : "")
         .append("</span></nav>");

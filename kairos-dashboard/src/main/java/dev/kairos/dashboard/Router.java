@@ -10,6 +10,7 @@ import dev.kairos.JobState;
 import dev.kairos.KairosException;
 import dev.kairos.RunRecord;
 import dev.kairos.Scheduler;
+import dev.kairos.engine.CronPreview;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
@@ -26,6 +27,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,10 +38,10 @@ import org.slf4j.LoggerFactory;
  * user.
  *
  * <p>Routes, relative to the context path: GET {@code /}, {@code /job?key=}, {@code /instances},
- * {@code /confirm?key=&action=}; POST {@code /action} (form: key, action, csrf). JSON: GET {@code
- * /api/jobs}, {@code /api/job?key=}, {@code /api/history?key=&limit=}, {@code /api/instances},
- * {@code /api/csrf}; POST {@code /api/pause|resume|trigger|unschedule?key=} with header {@code
- * X-Kairos-Csrf}.
+ * {@code /calendars}, {@code /confirm?key=&action=}; POST {@code /action} (form: key, action,
+ * csrf). JSON: GET {@code /api/jobs}, {@code /api/job?key=}, {@code /api/history?key=&limit=},
+ * {@code /api/instances}, {@code /api/calendars}, {@code /api/csrf}; POST {@code
+ * /api/pause|resume|trigger|unschedule?key=} with header {@code X-Kairos-Csrf}.
  */
 final class Router implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(KairosDashboard.class);
@@ -168,12 +170,14 @@ final class Router implements HttpHandler {
       case "/" -> jobsPage(c, get(c, query, "q", "handler", "state", "sort"));
       case "/job" -> jobPage(c, get(c, query, "key", "done"));
       case "/instances" -> instancesPage(c, get(c, query));
+      case "/calendars" -> calendarsPage(c, get(c, query));
       case "/confirm" -> confirmPage(c, get(c, query, "key", "action"));
       case "/action" -> formAction(c);
       case "/api/jobs" -> json(c, 200, apiJobs(get(c, query, "q", "handler", "state", "sort")));
       case "/api/job" -> json(c, 200, apiJob(get(c, query, "key")));
       case "/api/history" -> json(c, 200, apiHistory(get(c, query, "key", "limit")));
       case "/api/instances" -> json(c, 200, apiInstances(get(c, query)));
+      case "/api/calendars" -> json(c, 200, apiCalendars(get(c, query)));
       case "/api/csrf" -> {
         get(c, query);
         json(c, 200, JobJson.mapper().createObjectNode().put("token", csrf.token(c.user())));
@@ -246,10 +250,22 @@ final class Router implements HttpHandler {
     JobInfo j = job(p.required("key"));
     String done = p.get("done").map(Router::doneMessage).orElse(null);
     List<RunRecord> history = scheduler.history(j.key(), HISTORY);
-    html(
-        c,
-        200,
-        Pages.job(c.page(readOnly, zone), j, Schedules.nextFires(j, NEXT_FIRES), history, done));
+    html(c, 200, Pages.job(c.page(readOnly, zone), j, upcoming(j), history, done));
+  }
+
+  private Schedules.Upcoming upcoming(JobInfo j) {
+    return Schedules.upcoming(j, scheduler::calendar, NEXT_FIRES);
+  }
+
+  /** How many stored jobs are attached to each calendar, by calendar name. */
+  private Map<String, Long> attached() {
+    return scheduler.jobs().stream()
+        .filter(j -> j.spec().calendar().isPresent())
+        .collect(Collectors.groupingBy(j -> j.spec().calendar().get(), Collectors.counting()));
+  }
+
+  private void calendarsPage(Call c, Params p) throws IOException {
+    html(c, 200, Pages.calendars(c.page(readOnly, zone), scheduler.calendars(), attached()));
   }
 
   private static String doneMessage(String action) {
@@ -385,7 +401,11 @@ final class Router implements HttpHandler {
   private ObjectNode apiJob(Params p) {
     JobInfo j = job(p.required("key"));
     ObjectNode n = JobJson.job(j);
-    n.set("nextFires", JobJson.instants(Schedules.nextFires(j, NEXT_FIRES)));
+    Schedules.Upcoming next = upcoming(j);
+    n.set(
+        "nextFires", JobJson.instants(next.fires().stream().map(CronPreview.Fire::fire).toList()));
+    n.set("upcoming", JobJson.fires(next.fires(), j.spec().calendarPolicy()));
+    next.problem().ifPresent(problem -> n.put("calendarProblem", problem));
     return n;
   }
 
@@ -395,6 +415,15 @@ final class Router implements HttpHandler {
     job(key);
     ArrayNode a = JobJson.mapper().createArrayNode();
     scheduler.history(key, limit).forEach(r -> a.add(JobJson.run(r)));
+    return a;
+  }
+
+  private ArrayNode apiCalendars(Params p) {
+    Map<String, Long> jobs = attached();
+    ArrayNode a = JobJson.mapper().createArrayNode();
+    scheduler
+        .calendars()
+        .forEach((name, cal) -> a.add(JobJson.calendar(name, cal, jobs.getOrDefault(name, 0L))));
     return a;
   }
 

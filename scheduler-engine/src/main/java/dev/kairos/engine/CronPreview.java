@@ -129,6 +129,121 @@ public final class CronPreview {
         spec.excluding(name, spec.calendarPolicy()), from, n, defaultZone, false, calendar);
   }
 
+  /**
+   * One fire of a preview with a calendar ({@link #nextFires}): when the job fires, when that fire
+   * is due, and the slots of the job's timetable that the calendar excluded on the way to it. Under
+   * {@link dev.kairos.CalendarPolicy#SKIP} the excluded slots were dropped; under {@link
+   * dev.kairos.CalendarPolicy#NEXT_ALLOWED} they moved to this fire, which runs once for all of
+   * them.
+   *
+   * @param fire when the job fires, the calendar applied
+   * @param due when the fire is due: {@code fire} plus the spec's jitter offset ({@code fire}
+   *     itself without jitter)
+   * @param excluded the excluded slots since the previous fire (for the first fire: since the
+   *     preview's start), oldest first; at most as many as the preview's {@code n}
+   * @param excludedCount how many slots were excluded there, counting at most {@value
+   *     #MAX_COUNTED}; more than {@code excluded.size()} when the list was cut short
+   */
+  public record Fire(Instant fire, Instant due, List<Instant> excluded, long excludedCount) {
+    /**
+     * Checks the fire and copies the list.
+     *
+     * @param fire when the job fires
+     * @param due when the fire is due
+     * @param excluded the excluded slots before it
+     * @param excludedCount how many slots were excluded
+     */
+    public Fire {
+      if (fire == null || due == null || excluded == null || excludedCount < excluded.size()) {
+        throw new IllegalArgumentException(
+            "a fire needs its time, due time and excluded slots (at least as many counted as"
+                + " listed)");
+      }
+      excluded = List.copyOf(excluded);
+    }
+  }
+
+  /** The most excluded slots {@link Fire#excludedCount()} counts between two fires. */
+  public static final long MAX_COUNTED = Timetable.WALK_CAP;
+
+  /**
+   * The first {@code n} fires of the spec's schedule after {@code from} with {@code calendar}
+   * applied as {@link #nextFireTimes(JobSpec, BusinessCalendar, Instant, int, ZoneId)} does, each
+   * with its jittered due time (as {@link #nextDueTimes}) and the timetable slots the calendar
+   * excluded before it. What a page or a tool shows to explain a calendar's effect on a job.
+   *
+   * <pre>{@code
+   * CronPreview.nextFires(
+   *     JobSpec.named("report").cron("0 0 9 * * ?", zone).excluding("desk"),
+   *     BusinessCalendar.in(zone).weekdays(), Instant.parse("2026-01-02T00:00:00Z"), 2, zone);
+   * // Fire[fire=Friday 2 January 09:00, excluded=[]],
+   * // Fire[fire=Monday 5 January 09:00, excluded=[Saturday 09:00, Sunday 09:00]]
+   * }</pre>
+   *
+   * @param spec the job spec whose schedule to preview
+   * @param calendar the calendar to apply, or null for none (the spec's calendar name is then
+   *     ignored)
+   * @param from the instant the job is taken to be scheduled at
+   * @param n how many fires to compute, 0 or more
+   * @param defaultZone the zone of a cron schedule that names none
+   * @return up to {@code n} fires in order; fewer if the schedule ends (slots excluded after the
+   *     last fire are not reported)
+   * @throws IllegalArgumentException if the spec or calendar is invalid or {@code n < 0}
+   */
+  public static List<Fire> nextFires(
+      JobSpec spec, BusinessCalendar calendar, Instant from, int n, ZoneId defaultZone) {
+    if (spec == null) {
+      throw new IllegalArgumentException("spec must not be null");
+    }
+    JobSpec attached = spec.excluding(null);
+    if (calendar != null) {
+      String name = spec.calendar().orElse("preview");
+      JobRules.checkCalendar(name, calendar);
+      attached = spec.excluding(name, spec.calendarPolicy());
+    }
+    JobSpec valid = validate(attached, from, n, defaultZone);
+    Timetable base = Timetables.of(valid);
+    Timetable timetable =
+        calendar == null ? base : Timetables.of(valid, c -> Optional.of(calendar));
+    List<Fire> fires = new ArrayList<>(Math.min(n, 1024));
+    Optional<Instant> slot = n == 0 ? Optional.empty() : base.first(from);
+    Optional<Instant> fire = slot.flatMap(s -> timetable.first(from));
+    while (fire.isPresent() && fires.size() < n) {
+      Instant f = fire.get();
+      Instant s = slot.orElse(f);
+      long count = s.isBefore(f) ? base.countDue(s, f.minusNanos(1), MAX_COUNTED) : 0;
+      List<Instant> excluded = new ArrayList<>((int) Math.min(count, n));
+      for (Optional<Instant> e = Optional.of(s);
+          e.isPresent() && e.get().isBefore(f) && excluded.size() < Math.min(count, n);
+          e = base.successor(e.get())) {
+        excluded.add(e.get());
+      }
+      fires.add(new Fire(f, Jitter.due(valid, f), excluded, Math.max(count, excluded.size())));
+      if (fires.size() < n) {
+        slot = base.successor(f);
+        fire = timetable.successor(f);
+      }
+    }
+    return List.copyOf(fires);
+  }
+
+  /**
+   * When the fire scheduled at {@code fire} is due: {@code fire} plus the spec's jitter offset, the
+   * offset every instance computes for that job and fire; {@code fire} itself for a spec without
+   * jitter or with a one-shot schedule.
+   *
+   * @param spec the job's spec (its key, schedule kind and jitter count)
+   * @param fire a scheduled fire time
+   * @return the due time
+   * @throws IllegalArgumentException if an argument is null
+   */
+  public static Instant dueTime(JobSpec spec, Instant fire) {
+    if (spec == null || fire == null || spec.key() == null) {
+      throw new IllegalArgumentException("spec (with its key) and fire must not be null");
+    }
+    return Jitter.due(spec, fire);
+  }
+
   private static List<Instant> preview(
       JobSpec spec, Instant from, int n, ZoneId defaultZone, boolean jittered) {
     return preview(spec, from, n, defaultZone, jittered, null);
@@ -141,15 +256,7 @@ public final class CronPreview {
       ZoneId defaultZone,
       boolean jittered,
       BusinessCalendar calendar) {
-    if (n < 0) {
-      throw new IllegalArgumentException("number of fire times must not be negative: " + n);
-    }
-    if (from == null || defaultZone == null) {
-      throw new IllegalArgumentException("from and defaultZone must not be null");
-    }
-    JobSpec named = spec != null && spec.handler() == null ? spec.handler("preview") : spec;
-    Set<String> handlers = named == null ? Set.of() : Set.of(named.handler());
-    JobSpec valid = new SpecValidator(handlers, defaultZone).validate(named);
+    JobSpec valid = validate(spec, from, n, defaultZone);
     Timetable timetable =
         calendar == null ? Timetables.of(valid) : Timetables.of(valid, c -> Optional.of(calendar));
     List<Instant> fires = new ArrayList<>(Math.min(n, 1024));
@@ -159,6 +266,19 @@ public final class CronPreview {
       fire = fires.size() < n ? timetable.successor(fire.get()) : Optional.empty();
     }
     return List.copyOf(fires);
+  }
+
+  /** The spec as {@code schedule} validates it, with a stand-in handler if it names none. */
+  private static JobSpec validate(JobSpec spec, Instant from, int n, ZoneId defaultZone) {
+    if (n < 0) {
+      throw new IllegalArgumentException("number of fire times must not be negative: " + n);
+    }
+    if (from == null || defaultZone == null) {
+      throw new IllegalArgumentException("from and defaultZone must not be null");
+    }
+    JobSpec named = spec != null && spec.handler() == null ? spec.handler("preview") : spec;
+    Set<String> handlers = named == null ? Set.of() : Set.of(named.handler());
+    return new SpecValidator(handlers, defaultZone).validate(named);
   }
 
   /**

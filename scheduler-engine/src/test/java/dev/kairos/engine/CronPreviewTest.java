@@ -18,6 +18,7 @@ import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
@@ -173,6 +174,103 @@ class CronPreviewTest {
             at("2026-01-08T08:00+01:00"),
             at("2026-01-09T08:00+01:00"),
             at("2026-01-12T08:00+01:00"));
+  }
+
+  /** Each fire names the slots the calendar excluded before it: dropped, or moved to it. */
+  @Test
+  void nextFires_withCalendar_listsExcludedSlotsBeforeEachFire() {
+    BusinessCalendar desk =
+        BusinessCalendar.in(BERLIN)
+            .weekdays()
+            .excluding(LocalDate.of(2026, 1, 6))
+            .between(LocalTime.of(8, 0), LocalTime.of(18, 0));
+    Instant from = at("2026-01-05T00:00+01:00");
+
+    var skip =
+        CronPreview.nextFires(
+            JobSpec.named("settle").cron("0 0 9 * * ?", BERLIN).excluding("desk"),
+            desk,
+            from,
+            2,
+            BERLIN);
+    assertThat(skip)
+        .containsExactly(
+            new CronPreview.Fire(
+                at("2026-01-05T09:00+01:00"), at("2026-01-05T09:00+01:00"), List.of(), 0),
+            new CronPreview.Fire(
+                at("2026-01-07T09:00+01:00"),
+                at("2026-01-07T09:00+01:00"),
+                List.of(at("2026-01-06T09:00+01:00")),
+                1));
+
+    var moved =
+        CronPreview.nextFires(
+            JobSpec.named("export")
+                .cron("0 0 20 * * ?", BERLIN)
+                .excluding("desk", CalendarPolicy.NEXT_ALLOWED),
+            desk,
+            from,
+            2,
+            BERLIN);
+    assertThat(moved.get(0).fire()).isEqualTo(at("2026-01-07T08:00+01:00"));
+    assertThat(moved.get(0).excluded())
+        .containsExactly(at("2026-01-05T20:00+01:00"), at("2026-01-06T20:00+01:00"));
+    assertThat(moved.get(1).fire()).isEqualTo(at("2026-01-08T08:00+01:00"));
+    assertThat(moved.get(1).excluded()).containsExactly(at("2026-01-07T20:00+01:00"));
+  }
+
+  /** A long excluded stretch is counted in full but listed only up to n; due times are jittered. */
+  @Test
+  void nextFires_longExclusion_isCountedAndCut_andDueTimesAreJittered() {
+    BusinessCalendar weekdays = BusinessCalendar.in(BERLIN).weekdays();
+    JobSpec spec =
+        JobSpec.named("poll")
+            .fixedRate(Duration.ofMinutes(1))
+            .startAt(at("2026-01-09T23:58+01:00"))
+            .jitter(Duration.ofSeconds(30))
+            .excluding("weekdays");
+
+    var fires = CronPreview.nextFires(spec, weekdays, at("2026-01-09T12:00+01:00"), 3, BERLIN);
+
+    assertThat(fires)
+        .extracting(CronPreview.Fire::fire)
+        .containsExactly(
+            at("2026-01-09T23:58+01:00"),
+            at("2026-01-09T23:59+01:00"),
+            at("2026-01-12T00:00+01:00"));
+    assertThat(fires.get(2).excludedCount()).isEqualTo(2 * 24 * 60);
+    assertThat(fires.get(2).excluded())
+        .containsExactly(
+            at("2026-01-10T00:00+01:00"),
+            at("2026-01-10T00:01+01:00"),
+            at("2026-01-10T00:02+01:00"));
+    assertThat(fires.subList(0, 2))
+        .extracting(CronPreview.Fire::due)
+        .containsExactlyElementsOf(
+            CronPreview.nextDueTimes(spec.excluding(null), at("2026-01-09T12:00+01:00"), 2));
+    assertThat(fires.get(2).due())
+        .isEqualTo(CronPreview.dueTime(spec, at("2026-01-12T00:00+01:00")))
+        .isNotEqualTo(at("2026-01-12T00:00+01:00"));
+    assertThat(fires)
+        .allSatisfy(
+            f ->
+                assertThat(Duration.between(f.fire(), f.due()))
+                    .isGreaterThanOrEqualTo(Duration.ZERO)
+                    .isLessThan(Duration.ofSeconds(30)));
+  }
+
+  /** Without a calendar every fire stands, and the spec's calendar name is ignored. */
+  @Test
+  void nextFires_withoutCalendar_excludesNothing() {
+    var fires =
+        CronPreview.nextFires(
+            JobSpec.named("r").cron("0 0 9 * * ?", BERLIN).excluding("gone"),
+            null,
+            at("2026-01-09T00:00+01:00"),
+            3,
+            BERLIN);
+    assertThat(fires).hasSize(3).allSatisfy(f -> assertThat(f.excluded()).isEmpty());
+    assertThat(fires.get(1).fire()).isEqualTo(at("2026-01-10T09:00+01:00"));
   }
 
   /** An invalid calendar is refused, naming it. */
