@@ -317,9 +317,23 @@ public final class JobJson {
       case "bufferOne" -> Overlap.bufferOne();
       case "skip" -> Overlap.skip();
       case "replace" -> Overlap.replace();
-      default ->
-          throw new IllegalArgumentException(
-              where + " overlap: '" + overlap + "' is not one of forbid, bufferOne, skip, replace");
+      default -> {
+        try {
+          yield Overlap.Allow.parse(overlap)
+              .map(Overlap.class::cast)
+              .orElseThrow(
+                  () ->
+                      new IllegalArgumentException(
+                          where
+                              + " overlap: '"
+                              + overlap
+                              + "' is not one of forbid, bufferOne, skip, replace, allow(n)"));
+        } catch (IllegalArgumentException e) {
+          throw e.getMessage().startsWith(where)
+              ? e
+              : new IllegalArgumentException(where + " overlap: " + e.getMessage(), e);
+        }
+      }
     };
   }
 

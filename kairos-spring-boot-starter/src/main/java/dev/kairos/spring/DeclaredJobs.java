@@ -167,7 +167,17 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
               case BUFFER_ONE -> Overlap.bufferOne();
               case SKIP -> Overlap.skip();
               case REPLACE -> Overlap.replace();
+              case ALLOW -> allow(a.concurrentRuns(), origin);
             });
+    if (a.overlap() != KairosScheduled.OverlapPolicy.ALLOW && a.concurrentRuns() != 0) {
+      throw new IllegalStateException(
+          origin
+              + ": concurrentRuns "
+              + a.concurrentRuns()
+              + " is set, but overlap is "
+              + a.overlap()
+              + " (concurrentRuns goes with overlap = ALLOW)");
+    }
     String calendar = r.resolveStringValue(a.calendar());
     if (!calendar.isEmpty()) {
       spec = spec.excluding(calendar, a.calendarPolicy());
@@ -223,6 +233,24 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       return ZoneId.of(zone);
     } catch (DateTimeException ex) {
       throw new IllegalStateException(origin + ": unknown zone '" + zone + "'", ex);
+    }
+  }
+
+  /**
+   * {@code Overlap.allow(n)} of the annotation's {@code concurrentRuns}, or a refusal naming it.
+   */
+  private static Overlap allow(int runs, String origin) {
+    if (runs == 0) {
+      throw new IllegalStateException(
+          origin
+              + ": overlap = ALLOW needs concurrentRuns (1 to "
+              + Overlap.MAX_CONCURRENT_RUNS
+              + ")");
+    }
+    try {
+      return Overlap.allow(runs);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalStateException(origin + ": concurrentRuns: " + e.getMessage(), e);
     }
   }
 

@@ -119,6 +119,14 @@ public @interface KairosScheduled {
   OverlapPolicy overlap() default OverlapPolicy.FORBID;
 
   /**
+   * With {@code overlap = ALLOW}: the most runs of the job at once ({@code Overlap.allow(n)}, 1 to
+   * 1000); must be left 0 (unset) with any other overlap policy.
+   *
+   * @return the bound, or 0 when unset
+   */
+  int concurrentRuns() default 0;
+
+  /**
    * The stored calendar the job is attached to ({@code JobSpec.excluding}; default: none). The
    * calendar must be stored ({@code Scheduler.putCalendar}) before the job is scheduled.
    *
@@ -189,6 +197,8 @@ public @interface KairosScheduled {
     /** Fires that came due during a run are dropped. */
     SKIP,
     /** The first fire that comes due during a run interrupts it; the newest runs next. */
-    REPLACE
+    REPLACE,
+    /** Up to {@link KairosScheduled#concurrentRuns()} runs of the job at once. */
+    ALLOW
   }
 }

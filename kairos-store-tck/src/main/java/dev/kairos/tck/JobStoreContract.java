@@ -2,6 +2,7 @@ package dev.kairos.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kairos.BusinessCalendar;
 import dev.kairos.CalendarPolicy;
@@ -20,6 +21,7 @@ import dev.kairos.engine.ManualClock;
 import dev.kairos.engine.internal.Engines;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.BackfillSlot;
+import dev.kairos.spi.ConcurrentRun;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -925,6 +927,8 @@ public abstract class JobStoreContract {
             base.cron("0 0 2 * * ?", paris).overlap(Overlap.bufferOne()),
             base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.forbid()),
             base.cron("0 */5 * * * ?", paris).overlap(Overlap.replace()),
+            base.fixedRate(Duration.ofMinutes(5)).overlap(Overlap.allow(7)),
+            base.cron("0 */5 * * * ?", paris).overlap(Overlap.allow(Overlap.MAX_CONCURRENT_RUNS)),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.backoff(5, Duration.ofMillis(1500))),
             base.fixedRate(Duration.ofMinutes(5)).retry(Retry.none()),
             base.fixedRate(Duration.ofMinutes(5)).data("{\"tenant\":\"ünïcødé ✓ 𝄞\",\"n\":[1,2]}"),
@@ -967,7 +971,9 @@ public abstract class JobStoreContract {
             base.misfire(Misfire.catchUp()).jitter(Duration.ofSeconds(2)).overlap(Overlap.skip()),
             base.misfire(Misfire.catchUp())
                 .jitter(Duration.ofSeconds(2))
-                .overlap(Overlap.bufferOne()));
+                .overlap(Overlap.bufferOne()),
+            base.misfire(Misfire.catchUp()).overlap(Overlap.allow(2)),
+            base.misfire(Misfire.catchUp()).overlap(Overlap.allow(3)));
     store.upsert(JobRecord.fresh(base, T0));
     for (JobSpec spec : steps) {
       assertThat(store.upsert(JobRecord.fresh(spec, T0)).change())
@@ -1292,5 +1298,119 @@ public abstract class JobStoreContract {
     assertThat(store.nextBackfill(10)).isEmpty();
     store.upsert(fresh("a", T0));
     assertThat(store.addBackfill("a", List.of(minutes(-1)))).isEqualTo(1);
+  }
+
+  // ---- concurrent runs (Overlap.allow) --------------------------------------------------------
+
+  /**
+   * The start of a run of {@code r}'s due fire under a bound of {@code max}; next fire 1 min on.
+   */
+  private static ConcurrentRun start(JobRecord r, String instance, int max) {
+    Instant next = r.nextFireTime().plusSeconds(60);
+    return new ConcurrentRun(
+        r.key(),
+        r.version(),
+        r.nextFireTime(),
+        T0.plusMillis(5),
+        instance,
+        max,
+        new ConcurrentRun.Next(JobState.SCHEDULED, next, next, FireKind.TIMETABLE),
+        false,
+        null);
+  }
+
+  /**
+   * A start moves the job on (version, next fire, last start, run count) and records the run as a
+   * RUNNING slot of kind RUN; a start from a stale version is refused as CHANGED; once the bound is
+   * reached the next is FULL and changes nothing; finishing deletes the record and writes the
+   * history row, leaving the job's row alone; only the owner finishes it.
+   */
+  @Test
+  void startConcurrentRun_movesTheJobOn_recordsTheRun_boundAndVersionRefuse_finishDeletes() {
+    assumeTrue(store.supportsConcurrentRuns(), "the store keeps no concurrent runs");
+    JobRecord r0 = store.upsert(fresh("a", T0)).record();
+
+    ConcurrentRun.Answer first = store.startConcurrentRun(start(r0, "i1", 2));
+    assertThat(first.outcome()).isEqualTo(ConcurrentRun.Outcome.STARTED);
+    JobRecord r1 = first.started().orElseThrow();
+    assertThat(r1.version()).isEqualTo(r0.version() + 1);
+    assertThat(r1.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(r1.lastScheduledFireTime()).isEqualTo(T0);
+    assertThat(r1.lastStart()).isEqualTo(T0.plusMillis(5));
+    assertThat(r1.runCount()).isEqualTo(r0.runCount() + 1);
+    assertThat(store.find("a")).contains(r1);
+    assertThat(store.startConcurrentRun(start(r0, "i2", 2)).outcome())
+        .isEqualTo(ConcurrentRun.Outcome.CHANGED);
+
+    JobRecord r2 = store.startConcurrentRun(start(r1, "i2", 2)).started().orElseThrow();
+    assertThat(store.startConcurrentRun(start(r2, "i1", 2)).outcome())
+        .isEqualTo(ConcurrentRun.Outcome.FULL);
+    assertThat(store.find("a")).contains(r2);
+    assertThat(slotsOf("a"))
+        .extracting(
+            BackfillSlot::fireTime, BackfillSlot::state, BackfillSlot::owner, BackfillSlot::kind)
+        .containsExactly(
+            tuple(T0, BackfillSlot.State.RUNNING, "i1", BackfillSlot.Kind.RUN),
+            tuple(T0.plusSeconds(60), BackfillSlot.State.RUNNING, "i2", BackfillSlot.Kind.RUN));
+
+    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i2"), "i2")).isFalse();
+    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i1"), "i1")).isTrue();
+    assertThat(store.finishBackfill(backfillRun("a", T0.plusSeconds(60), "i2"), "i2"))
+        .as("a RUN record is not a backfill slot")
+        .isFalse();
+    assertThat(slotsOf("a")).extracting(BackfillSlot::fireTime).containsExactly(T0.plusSeconds(60));
+    assertThat(store.history("a", 10))
+        .extracting(RunRecord::scheduledFireTime, RunRecord::instance)
+        .contains(tuple(T0, "i1"));
+    assertThat(store.find("a")).contains(r2);
+    assertThat(store.startConcurrentRun(start(r2, "i1", 2)).outcome())
+        .isEqualTo(ConcurrentRun.Outcome.STARTED);
+  }
+
+  /**
+   * A run record whose instance is gone is given back like a backfill claim, offered by
+   * nextBackfill with its kind, claimed again and finished by the new owner; a record counts
+   * against the bound while it waits to run again.
+   */
+  @Test
+  void concurrentRun_releasedAfterACrash_isOfferedAsRun_countsAgainstTheBound() {
+    assumeTrue(store.supportsConcurrentRuns(), "the store keeps no concurrent runs");
+    JobRecord r0 = store.upsert(fresh("a", T0)).record();
+    JobRecord r1 = store.startConcurrentRun(start(r0, "dead", 1)).started().orElseThrow();
+
+    assertThat(store.releaseBackfill(List.of("i1"))).isEqualTo(1);
+    assertThat(store.startConcurrentRun(start(r1, "i1", 1)).outcome())
+        .isEqualTo(ConcurrentRun.Outcome.FULL);
+    assertThat(store.nextBackfill(10))
+        .extracting(BackfillSlot::fireTime, BackfillSlot::state, BackfillSlot::kind)
+        .containsExactly(tuple(T0, BackfillSlot.State.PENDING, BackfillSlot.Kind.RUN));
+    assertThat(store.claimBackfill("a", T0, "i1")).isTrue();
+    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i1"), "i1")).isTrue();
+    assertThat(slotsOf("a")).isEmpty();
+  }
+
+  /**
+   * A fire that is already a backfill slot of the job is not recorded twice: the start moves the
+   * job on and the slot stands for the fire; a deleted job takes its run records with it and a late
+   * finish writes nothing.
+   */
+  @Test
+  void startConcurrentRun_fireAlreadyABackfillSlot_slotStands_deleteTakesRecords() {
+    assumeTrue(store.supportsConcurrentRuns(), "the store keeps no concurrent runs");
+    JobRecord r0 = store.upsert(fresh("a", T0)).record();
+    store.addBackfill("a", List.of(T0));
+
+    JobRecord r1 = store.startConcurrentRun(start(r0, "i1", 2)).started().orElseThrow();
+    assertThat(r1.nextFireTime()).isEqualTo(T0.plusSeconds(60));
+    assertThat(slotsOf("a"))
+        .extracting(BackfillSlot::kind, BackfillSlot::state)
+        .containsExactly(tuple(BackfillSlot.Kind.BACKFILL, BackfillSlot.State.PENDING));
+
+    store.startConcurrentRun(start(r1, "i1", 2));
+    store.delete("a");
+    assertThat(slotsOf("a")).isEmpty();
+    assertThat(store.finishConcurrentRun(backfillRun("a", T0.plusSeconds(60), "i1"), "i1"))
+        .isFalse();
+    assertThat(store.history("a", 10)).isEmpty();
   }
 }

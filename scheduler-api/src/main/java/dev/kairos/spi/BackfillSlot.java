@@ -12,8 +12,34 @@ import java.util.Objects;
  * @param fireTime the slot: the scheduled fire time the run stands for
  * @param state where the slot is
  * @param owner the instance running it while {@link State#RUNNING}; else null
+ * @param kind a backfill slot, or the record of a concurrent run in progress
  */
-public record BackfillSlot(String key, Instant fireTime, State state, String owner) {
+public record BackfillSlot(String key, Instant fireTime, State state, String owner, Kind kind) {
+
+  /** What a slot stands for. */
+  public enum Kind {
+    /** A slot queued by {@link dev.kairos.Scheduler#backfill}: run with {@code backfill()} true. */
+    BACKFILL,
+    /**
+     * A run of a job under {@link dev.kairos.Overlap#allow(int)}, in progress ({@link
+     * State#RUNNING}) or interrupted by a crash and waiting to run again ({@link State#PENDING},
+     * then run with {@code recovery()} true). Deleted when the run is written back; never {@link
+     * State#DONE}.
+     */
+    RUN
+  }
+
+  /**
+   * A backfill slot ({@link Kind#BACKFILL}).
+   *
+   * @param key the job's key
+   * @param fireTime the slot
+   * @param state where the slot is
+   * @param owner the instance running it while {@link State#RUNNING}; else null
+   */
+  public BackfillSlot(String key, Instant fireTime, State state, String owner) {
+    this(key, fireTime, state, owner, Kind.BACKFILL);
+  }
 
   /** Where a slot is. */
   public enum State {
@@ -34,5 +60,6 @@ public record BackfillSlot(String key, Instant fireTime, State state, String own
     Objects.requireNonNull(key, "key must not be null");
     Objects.requireNonNull(fireTime, "fireTime must not be null");
     Objects.requireNonNull(state, "state must not be null");
+    Objects.requireNonNull(kind, "kind must not be null");
   }
 }

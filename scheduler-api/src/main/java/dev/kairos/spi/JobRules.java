@@ -198,6 +198,18 @@ public final class JobRules {
       throw bad(key, "overlap policy is null (Overlap.forbid() is the default)");
     }
     checkRetry(key, spec.retry());
+    if (spec.overlap() instanceof dev.kairos.Overlap.Allow a
+        && a.runs() > 1
+        && spec.retry().maxAttempts() > 1) {
+      throw bad(
+          key,
+          "overlap "
+              + a
+              + " cannot be combined with a retry policy ("
+              + spec.retry().maxAttempts()
+              + " attempts): concurrent runs are not retried; use Retry.none() or another"
+              + " overlap policy");
+    }
     spec.jitter().ifPresent(j -> checkJitter(key, spec.schedule(), j));
     spec.initialDelay().ifPresent(d -> nonNegative(key, "initial delay", d));
     spec.calendar().ifPresent(c -> checkJobCalendar(key, c));

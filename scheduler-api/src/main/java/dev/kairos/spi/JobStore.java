@@ -111,6 +111,58 @@ public interface JobStore extends StoreSource, AutoCloseable {
    */
   Optional<JobRecord> runFinished(RunResult result);
 
+  // ---- concurrent runs (Overlap.allow) ------------------------------------------------------
+
+  /**
+   * True if this store keeps concurrent runs ({@link #startConcurrentRun}, {@link
+   * #finishConcurrentRun}, and their records among the backfill slots as {@link
+   * BackfillSlot.Kind#RUN}); the scheduler refuses {@link dev.kairos.Overlap#allow(int)} jobs on a
+   * store that does not. False by default.
+   *
+   * @return true if concurrent runs are supported
+   */
+  default boolean supportsConcurrentRuns() {
+    return false;
+  }
+
+  /**
+   * Starts a run of a job under {@link dev.kairos.Overlap#allow(int)}, in one transaction: if the
+   * job is at {@code run.expectedVersion()} and fewer than {@code run.maxRuns()} of its runs are
+   * recorded ({@link BackfillSlot.Kind#RUN} slots in any state), records the run (a RUN slot,
+   * {@link BackfillSlot.State#RUNNING}, owned by {@code run.instance()}) and moves the job to
+   * {@code run.next()}: new version, last scheduled fire and last start set, run count plus one, a
+   * cluster claim on the row released; its last outcome, error, end and failure count are left as
+   * they are. If the job already has a slot of any kind at this fire time (a backfill slot of the
+   * same fire), no RUN slot is added and the job still moves on: that slot stands for the fire.
+   *
+   * <p>In cluster mode ({@code run.cluster()}) the start is the fire's claim: the version check
+   * lets one instance start it; the job must also be due by the store's clock, and with a {@code
+   * run.limit()} the limit's runs in the cluster (as {@link ClusterStore#claimWithin} counts them)
+   * must leave a permit, judged one start or claim at a time per limit.
+   *
+   * @param run the run and the state the job moves to
+   * @return STARTED with the job as now stored, or why it was refused (nothing changed then)
+   * @throws UnsupportedOperationException by default
+   */
+  default ConcurrentRun.Answer startConcurrentRun(ConcurrentRun run) {
+    throw new UnsupportedOperationException(
+        "store " + this + " does not support concurrent runs (job '" + run.key() + "')");
+  }
+
+  /**
+   * Writes a concurrent run's end in one transaction: its history row (as {@link #runFinished}
+   * writes one) and the deletion of its RUN slot if {@code instance} still owns it. The job's row
+   * is not touched.
+   *
+   * @param run the run, whose key and scheduled fire time name the slot
+   * @param instance the instance that ran it
+   * @return true if the slot was deleted; false if another instance had taken it over (it was given
+   *     back as the instance was thought dead) or the job is gone
+   */
+  default boolean finishConcurrentRun(RunRecord run, String instance) {
+    return false;
+  }
+
   // ---- batched runs (stores whose writes cost a transaction) -------------------------------
 
   /**

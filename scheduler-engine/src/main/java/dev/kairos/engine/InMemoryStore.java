@@ -4,6 +4,7 @@ import dev.kairos.JobState;
 import dev.kairos.RunRecord;
 import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.ConcurrentRun;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
@@ -357,7 +358,8 @@ public final class InMemoryStore implements ClusterStore {
     if (b == null || b.state() != BackfillSlot.State.PENDING) {
       return false;
     }
-    slots.put(fireTime, new BackfillSlot(key, fireTime, BackfillSlot.State.RUNNING, instance));
+    slots.put(
+        fireTime, new BackfillSlot(key, fireTime, BackfillSlot.State.RUNNING, instance, b.kind()));
     return true;
   }
 
@@ -373,11 +375,93 @@ public final class InMemoryStore implements ClusterStore {
     TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
     BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());
     if (b == null
+        || b.kind() != BackfillSlot.Kind.BACKFILL
         || b.state() != BackfillSlot.State.RUNNING
         || !Objects.equals(b.owner(), instance)) {
       return false;
     }
     slots.put(b.fireTime(), new BackfillSlot(b.key(), b.fireTime(), BackfillSlot.State.DONE, null));
+    return true;
+  }
+
+  // ---- concurrent runs (Overlap.allow) -------------------------------------------------------
+
+  /** True: concurrent runs are kept among the backfill slots. */
+  @Override
+  public boolean supportsConcurrentRuns() {
+    return true;
+  }
+
+  @Override
+  public synchronized ConcurrentRun.Answer startConcurrentRun(ConcurrentRun run) {
+    JobRecord r = jobs.get(run.key());
+    if (r == null || r.version() != run.expectedVersion()) {
+      return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.CHANGED);
+    }
+    if (run.cluster() && (r.dueTime() == null || r.dueTime().isAfter(storeNow()))) {
+      return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.NOT_DUE);
+    }
+    TreeMap<Instant, BackfillSlot> slots =
+        backfill.computeIfAbsent(run.key(), k -> new TreeMap<>());
+    long runs = slots.values().stream().filter(b -> b.kind() == BackfillSlot.Kind.RUN).count();
+    if (runs >= run.maxRuns()) {
+      return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.FULL);
+    }
+    if (run.cluster() && run.limit() != null && liveRuns(run.limit()) >= run.limit().permits()) {
+      return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.LIMIT_FULL);
+    }
+    slots.putIfAbsent(
+        run.fire(),
+        new BackfillSlot(
+            run.key(),
+            run.fire(),
+            BackfillSlot.State.RUNNING,
+            run.instance(),
+            BackfillSlot.Kind.RUN));
+    leases.remove(run.key());
+    dev.kairos.spi.ConcurrentRun.Next n = run.next();
+    JobRecord started =
+        new JobRecord(
+            r.spec(),
+            n.state(),
+            n.nextFireTime(),
+            n.dueTime(),
+            n.dueKind(),
+            1,
+            run.fire(),
+            run.start(),
+            r.lastEnd(),
+            r.lastOutcome(),
+            r.lastError(),
+            r.runCount() + 1,
+            r.failureCount(),
+            r.version() + 1);
+    put(started);
+    return new ConcurrentRun.Answer(ConcurrentRun.Outcome.STARTED, Optional.of(started));
+  }
+
+  @Override
+  public synchronized boolean finishConcurrentRun(RunRecord run, String instance) {
+    dev.kairos.spi.JobRules.checkRun(run);
+    if (!jobs.containsKey(run.key())) {
+      return false;
+    }
+    if (historyPerJob > 0) {
+      Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
+      runs.addFirst(run);
+      while (runs.size() > historyPerJob) {
+        runs.removeLast();
+      }
+    }
+    TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
+    BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());
+    if (b == null
+        || b.kind() != BackfillSlot.Kind.RUN
+        || b.state() != BackfillSlot.State.RUNNING
+        || !Objects.equals(b.owner(), instance)) {
+      return false;
+    }
+    slots.remove(run.scheduledFireTime());
     return true;
   }
 
@@ -389,7 +473,7 @@ public final class InMemoryStore implements ClusterStore {
         if (b.state() == BackfillSlot.State.RUNNING && !live.contains(b.owner())) {
           slots.put(
               b.fireTime(),
-              new BackfillSlot(b.key(), b.fireTime(), BackfillSlot.State.PENDING, null));
+              new BackfillSlot(b.key(), b.fireTime(), BackfillSlot.State.PENDING, null, b.kind()));
           n++;
         }
       }
@@ -590,6 +674,17 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized BackfillClaim claimBackfillWithin(
       String key, Instant fireTime, String instance, dev.kairos.ConcurrencyLimit limit) {
+    if (liveRuns(limit) >= limit.permits()) {
+      return BackfillClaim.LIMIT_FULL;
+    }
+    return claimBackfill(key, fireTime, instance) ? BackfillClaim.CLAIMED : BackfillClaim.LOST;
+  }
+
+  /**
+   * The limit's live runs: jobs of its handlers holding a live lease, and their RUNNING slots (of
+   * either kind). Call holding the monitor.
+   */
+  private int liveRuns(dev.kairos.ConcurrencyLimit limit) {
     Instant now = storeNow();
     int live = runningBackfill(limit);
     for (Map.Entry<String, Lease> l : leases.entrySet()) {
@@ -600,10 +695,7 @@ public final class InMemoryStore implements ClusterStore {
         live++;
       }
     }
-    if (live >= limit.permits()) {
-      return BackfillClaim.LIMIT_FULL;
-    }
-    return claimBackfill(key, fireTime, instance) ? BackfillClaim.CLAIMED : BackfillClaim.LOST;
+    return live;
   }
 
   /** RUNNING backfill slots of jobs of the limit's handlers. Call holding the monitor. */

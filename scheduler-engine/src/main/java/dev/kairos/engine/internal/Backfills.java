@@ -352,7 +352,7 @@ final class Backfills implements Runnable {
       }
       try {
         if (claim(slot, job.get())) {
-          runOne(job.get(), slot.fireTime());
+          runOne(job.get(), slot.fireTime(), slot.kind() == BackfillSlot.Kind.RUN);
           ran++;
         }
       } finally {
@@ -415,18 +415,32 @@ final class Backfills implements Runnable {
     return job;
   }
 
-  /** Runs one claimed slot and writes it back. */
-  private void runOne(JobRecord r, Instant fire) {
+  /**
+   * Runs one claimed slot and writes it back. A {@link BackfillSlot.Kind#RUN RUN} slot is a
+   * concurrent run ({@code Overlap.allow}) that a crash or a stop cut off: it runs again as what it
+   * was, a regular run with {@code recovery()} true, not through the gate (its job allows
+   * overlapping runs), and its write-back deletes the slot.
+   */
+  private void runOne(JobRecord r, Instant fire, boolean recoveredRun) {
     Job job = config.handlers().get(r.spec().handler());
     Instant start = config.time().now();
     BackfillContext ctx =
-        new BackfillContext(r.key(), r.spec().handler(), r.spec().data(), fire, start);
-    log.debug("job '{}': backfill run of slot {} starts", r.key(), fire);
+        new BackfillContext(
+            r.key(), r.spec().handler(), r.spec().data(), fire, start, recoveredRun);
+    log.debug(
+        "job '{}': {} of slot {} starts",
+        r.key(),
+        recoveredRun ? "recovery of a concurrent run" : "backfill run",
+        fire);
     listeners.runStarted(ctx);
     Throwable failure = null;
     RunOutcome outcome = RunOutcome.SUCCESS;
     try {
-      gate.backfill(r.key(), () -> job.run(ctx));
+      if (recoveredRun) {
+        job.run(ctx);
+      } else {
+        gate.backfill(r.key(), () -> job.run(ctx));
+      }
     } catch (InterruptedException e) {
       failure = e;
       outcome = closing.getAsBoolean() ? RunOutcome.INTERRUPTED : RunOutcome.FAILURE;
@@ -452,7 +466,8 @@ final class Backfills implements Runnable {
     }
     String error = failure == null ? null : trim(failure.toString());
     RunRecord run =
-        new RunRecord(r.key(), fire, start, end, outcome, error, 1, config.instanceId(), false, 0);
+        new RunRecord(
+            r.key(), fire, start, end, outcome, error, 1, config.instanceId(), recoveredRun, 0);
     write(run);
     if (interrupted) {
       Thread.currentThread().interrupt();
@@ -461,7 +476,11 @@ final class Backfills implements Runnable {
 
   private void write(RunRecord run) {
     try {
-      if (!config.store().finishBackfill(run, config.instanceId())) {
+      boolean done =
+          run.recovery() // only a RUN slot's run is a recovery (see runOne)
+              ? config.store().finishConcurrentRun(run, config.instanceId())
+              : config.store().finishBackfill(run, config.instanceId());
+      if (!done) {
         log.debug(
             "job '{}': backfill slot {} was released or deleted during its run",
             run.key(),
@@ -496,13 +515,17 @@ final class Backfills implements Runnable {
     }
   }
 
-  /** The {@link JobContext} of a backfill run: first attempt, nothing missed, no recovery. */
+  /**
+   * The {@link JobContext} of a run from a slot: first attempt, nothing missed; a backfill run, or
+   * (recovery) a concurrent run run again after a crash.
+   */
   record BackfillContext(
       String key,
       String handler,
       Optional<String> data,
       Instant scheduledFireTime,
-      Instant actualStart)
+      Instant actualStart,
+      boolean recovery)
       implements JobContext {
     @Override
     public int attempt() {
@@ -515,13 +538,8 @@ final class Backfills implements Runnable {
     }
 
     @Override
-    public boolean recovery() {
-      return false;
-    }
-
-    @Override
     public boolean backfill() {
-      return true;
+      return !recovery;
     }
   }
 }

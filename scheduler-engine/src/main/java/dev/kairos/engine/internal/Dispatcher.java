@@ -163,6 +163,9 @@ final class Dispatcher {
   /** The same limits, each once (immutable list). */
   private final List<Permits> limits;
 
+  /** Concurrent runs (lanes) going on this instance. Guarded by lock. */
+  private int lanesRunning;
+
   /** Called when a permit a backfill run waits for becomes free; see {@link #onPermitFreed}. */
   private volatile Runnable permitFreed = () -> {};
 
@@ -305,6 +308,98 @@ final class Dispatcher {
   /** The concurrency limit of the record's handler, if any. */
   java.util.Optional<dev.kairos.ConcurrencyLimit> limitOf(JobRecord r) {
     return java.util.Optional.ofNullable(permitsFor(r)).map(p -> p.limit);
+  }
+
+  // ---- concurrent runs of one job (Overlap.allow) --------------------------------------------
+  //
+  // A run under allow(n) starts by writing the job's schedule forward; its worker then finishes
+  // the entry (it is queued for its next fire) and runs the handler as a "lane" of the entry. The
+  // entry counts its lanes here (Entry.lanes, under the lock). A fire that finds n lanes going
+  // here waits: queued no earlier than a fallback time, and queued due at once by the first lane
+  // that ends (laneEnded); finish() re-checks the count under the lock, so a lane that ends
+  // between the check and finish() is not missed. A lane keeps the entry's concurrency-limit
+  // permit until it ends.
+
+  /**
+   * Call by the worker running {@code e}, before the run's start is written: true if {@code n} runs
+   * of the job are going here, then the fire waits ({@link #finish} queues it no earlier than
+   * {@code fallback}, or at once when one of them ends).
+   */
+  boolean lanesFull(Entry e, int n, Instant fallback) {
+    lock.lock();
+    try {
+      if (e.lanes < n) {
+        e.laneWaits = false;
+        return false;
+      }
+      e.laneWaits = true;
+      e.laneBound = n;
+      e.notBefore = Entry.nanos(fallback);
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The store refused the start because the job's bound is reached there (runs on other instances,
+   * or crashed runs not yet run again): the fire waits until {@code fallback}, or until one of its
+   * runs here ends, whichever is first.
+   */
+  void lanesFullInStore(Entry e, Instant fallback) {
+    lock.lock();
+    try {
+      e.notBefore = Entry.nanos(fallback);
+      e.laneWaits = e.lanes > 0;
+      e.laneBound = e.lanes;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The running entry's run was started concurrently (its start written): it becomes one of the
+   * entry's lanes, taking over the entry's permit, which it returns. The caller then finishes the
+   * entry, which queues it for its next fire, and passes the permit to {@link #laneEnded}.
+   */
+  Permits startLane(Entry e) {
+    lock.lock();
+    try {
+      Permits p = e.permit;
+      e.permit = null;
+      e.lanes++;
+      lanesRunning++;
+      return p;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * A lane of {@code e} ended: its permit (if any) is given back, and a fire of the entry that
+   * waits for a lane is queued due at once (if it is running, {@link #finish} sees the count).
+   */
+  void laneEnded(Entry e, Permits permit) {
+    lock.lock();
+    try {
+      if (permit != null) {
+        giveBack(permit);
+      }
+      e.lanes--;
+      lanesRunning--;
+      if (e.laneWaits
+          && e.lanes < e.laneBound
+          && !e.running
+          && e.heapIndex >= 0
+          && e.waitingFor == null
+          && tracked.get(e.key) == e) {
+        e.laneWaits = false;
+        heap.remove(e);
+        enqueue(e, e.record);
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -741,6 +836,10 @@ final class Dispatcher {
       e.unscheduled = false;
       long notBefore = e.notBefore;
       e.notBefore = Long.MIN_VALUE;
+      if (e.laneWaits && e.lanes < e.laneBound) { // a run of it here ended meanwhile: no wait
+        e.laneWaits = false;
+        notBefore = Long.MIN_VALUE;
+      }
       if (!shutdown && r != null && r.dueTime() != null && inWindow(r)) {
         long delay = share.delayNanos(e.key);
         if (notBefore != Long.MIN_VALUE) { // see Entry.notBefore
@@ -1204,7 +1303,7 @@ final class Dispatcher {
   int running() {
     lock.lock();
     try {
-      return (int) tracked.values().stream().filter(e -> e.running).count();
+      return (int) tracked.values().stream().filter(e -> e.running).count() + lanesRunning;
     } finally {
       lock.unlock();
     }

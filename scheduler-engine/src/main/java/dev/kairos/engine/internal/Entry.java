@@ -64,6 +64,22 @@ final class Entry {
    */
   long notBefore = Long.MIN_VALUE;
 
+  /**
+   * Runs of this job under {@code allow(n)} going on this instance beside the entry (their starts
+   * written, the entry handed back): see {@link Dispatcher#startLane}.
+   */
+  int lanes;
+
+  /**
+   * True while the entry's fire waits for one of its runs here to end ({@link
+   * Dispatcher#lanesFull}): the first to end queues it due at once. {@link #laneBound} is the
+   * number of runs below which it need not wait.
+   */
+  boolean laneWaits;
+
+  /** See {@link #laneWaits}. */
+  int laneBound;
+
   /** Cluster mode: the record whose lost claim was retried once (see Dispatcher#retryClaimOnce). */
   JobRecord retriedClaim;
 

@@ -301,9 +301,14 @@ final class FireRunner {
     }
   }
 
-  /** True if the job's handler is registered here (only such jobs are marked ahead). */
+  /**
+   * True if the job's handler is registered here and its runs are serialized: only such jobs are
+   * marked ahead or claimed in another fire's batch (a job under {@code allow(n)} needs no start
+   * mark, its start write records the run, and is claimed alone, when its worker knows it may
+   * start).
+   */
   private boolean runnable(JobRecord r) {
-    return config.handlers().containsKey(r.spec().handler());
+    return config.handlers().containsKey(r.spec().handler()) && concurrentRuns(r) <= 1;
   }
 
   /**
@@ -506,6 +511,23 @@ final class FireRunner {
     boolean recovery = e.recovery;
     Instant start;
     Instant localStart;
+    int lanes = concurrentRuns(taken);
+    if (lanes > 1) { // allow(n): its start write is the claim; see runConcurrently
+      if (dispatcher.lanesFull(e, lanes, config.time().now().plus(LANE_POLL))) {
+        log.debug(
+            "job '{}': fire {} waits: {} runs of it are going here",
+            taken.key(),
+            fire.scheduled(),
+            lanes);
+        return taken; // re-queued; due again once one of its runs here ends
+      }
+      start = dispatcher.beginRun(e);
+      if (start == null) {
+        log.debug("job '{}': changed before its run; fire {} not run", r.key(), fire.scheduled());
+        return null;
+      }
+      return runConcurrently(e, taken, tt, fire, recovery, start, handoff);
+    }
     if (cluster != null) {
       Optional<ClusterStore.Claimed> claimed = preclaimed;
       if (claimed == null) {
@@ -613,6 +635,200 @@ final class FireRunner {
       Thread.currentThread().interrupt();
     }
     return stored.orElse(null);
+  }
+
+  // ---- concurrent runs (Overlap.allow) ----------------------------------------------------------
+
+  /** How often a fire waiting for a run of its job to end looks again, if nothing tells it. */
+  static final Duration LANE_POLL = Duration.ofMillis(250);
+
+  /**
+   * The bound of concurrent runs of the job: n under {@code allow(n)} for a timetable that can
+   * overlap (fixed rate, cron), else 1 (its runs are serialized).
+   */
+  static int concurrentRuns(JobRecord r) {
+    if (r == null || !(r.spec().overlap() instanceof Overlap.Allow a)) {
+      return 1;
+    }
+    Schedule s = r.spec().schedule();
+    return s instanceof Schedule.FixedDelay || s instanceof Schedule.Once ? 1 : a.runs();
+  }
+
+  /**
+   * Runs a fire of a job under {@code allow(n)}, n > 1, once decided: writes its start ({@link
+   * dev.kairos.spi.JobStore#startConcurrentRun}: the job's schedule moves on and the run is
+   * recorded, in one transaction that in cluster mode is also the fire's claim), hands the entry
+   * back to the dispatcher at once, so that its next fire can start beside this run, then runs the
+   * handler on this worker and writes only the run's end ({@link
+   * dev.kairos.spi.JobStore#finishConcurrentRun}). The run keeps the entry's concurrency-limit
+   * permit until it ends. A start refused by the store re-queues the fire (a later look, or as soon
+   * as a run of the job here ends), or drops it if another instance started it or it changed.
+   * Returns the record to re-queue the entry from, or null once the entry is finished here.
+   */
+  private JobRecord runConcurrently(
+      Entry e,
+      JobRecord r,
+      Timetable tt,
+      Fire fire,
+      boolean recovery,
+      Instant start,
+      Handoff handoff) {
+    int bound = concurrentRuns(r);
+    Instant next =
+        fire.kind() == FireKind.TRIGGER
+            ? r.nextFireTime()
+            : tt.successor(fire.scheduled()).orElse(null);
+    dev.kairos.spi.ConcurrentRun.Next state =
+        next == null
+            ? new dev.kairos.spi.ConcurrentRun.Next(
+                JobState.COMPLETE, null, null, FireKind.TIMETABLE)
+            : new dev.kairos.spi.ConcurrentRun.Next(
+                JobState.SCHEDULED, next, Jitter.due(r.spec(), next), FireKind.TIMETABLE);
+    dev.kairos.spi.ConcurrentRun run =
+        new dev.kairos.spi.ConcurrentRun(
+            r.key(),
+            r.version(),
+            fire.scheduled(),
+            start,
+            config.instanceId(),
+            bound,
+            state,
+            cluster != null,
+            cluster != null ? dispatcher.limitOf(r).orElse(null) : null);
+    Optional<dev.kairos.spi.ConcurrentRun.Answer> answer =
+        retrying(
+            "starting a run of job '" + r.key() + "'",
+            () -> config.store().startConcurrentRun(run));
+    if (answer.isEmpty()) {
+      return null; // closing: the fire stays due in the store
+    }
+    switch (answer.get().outcome()) {
+      case STARTED -> {} // below
+      case FULL -> {
+        log.debug(
+            "job '{}': fire {} waits: {} runs of it are recorded in the store",
+            r.key(),
+            fire.scheduled(),
+            bound);
+        dispatcher.lanesFullInStore(e, config.time().now().plus(LANE_POLL));
+        return r;
+      }
+      case LIMIT_FULL -> {
+        return limitFull(e, r, fire, run.limit());
+      }
+      case NOT_DUE -> {
+        dispatcher.notBefore(e, config.time().now().plus(config.cluster().poll()));
+        return r;
+      }
+      case CHANGED -> {
+        log.debug(
+            "job '{}': fire {} not run: the job changed or another instance started it",
+            r.key(),
+            fire.scheduled());
+        if (cluster == null) {
+          return null; // a change made here: it reached the entry, and finish() applies it
+        }
+        return retrying("reading job '" + r.key() + "'", () -> config.store().find(r.key()))
+            .flatMap(x -> x)
+            .orElse(null);
+      }
+    }
+    JobRecord stored = answer.get().started().orElseThrow();
+    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire().toString());
+    calendarDrops(r, tt, r.nextFireTime(), next);
+    Permits permit = dispatcher.startLane(e);
+    handoff.queued = true;
+    afterRun(e, stored); // the entry is queued for its next fire; this run goes on beside it
+    RunContext ctx =
+        new RunContext(
+            r.key(),
+            r.spec().handler(),
+            r.spec().data(),
+            fire.scheduled(),
+            start,
+            1,
+            fire.missedFires(),
+            recovery);
+    try {
+      runLane(r, ctx, start);
+    } finally {
+      dispatcher.laneEnded(e, permit);
+    }
+    return null;
+  }
+
+  /** Runs a concurrent run's handler and writes its end; see {@link #runConcurrently}. */
+  private void runLane(JobRecord r, RunContext ctx, Instant localStart) {
+    log.debug("job '{}': concurrent run of fire {} starts", r.key(), ctx.scheduledFireTime());
+    listeners.runStarted(ctx);
+    Throwable failure = null;
+    RunOutcome outcome = RunOutcome.SUCCESS;
+    inHandler.incrementAndGet();
+    try {
+      config.handlers().get(r.spec().handler()).run(ctx);
+    } catch (InterruptedException ie) {
+      failure = ie;
+      outcome = closing.getAsBoolean() ? RunOutcome.INTERRUPTED : RunOutcome.FAILURE;
+    } catch (Throwable t) { // a job's failure, whatever it is, must not kill the worker
+      failure = t;
+      outcome = RunOutcome.FAILURE;
+    } finally {
+      inHandler.decrementAndGet();
+    }
+    boolean interrupted = Thread.interrupted(); // a store call must not see the flag
+    Duration ran = Duration.between(localStart, config.time().now());
+    Instant end = ctx.actualStart().plus(ran.isNegative() ? Duration.ZERO : ran);
+    Duration took = Duration.between(ctx.actualStart(), end);
+    if (failure == null) {
+      log.debug("job '{}': fire {} succeeded in {}", ctx.key(), ctx.scheduledFireTime(), took);
+      listeners.runSucceeded(ctx, took);
+    } else if (outcome == RunOutcome.INTERRUPTED) {
+      log.warn(
+          "job '{}': concurrent run of fire {} interrupted by shutdown; it runs again at the next"
+              + " start",
+          ctx.key(),
+          ctx.scheduledFireTime());
+      listeners.runFailed(ctx, failure, false);
+    } else {
+      log.error("job '{}': run of fire {} failed", ctx.key(), ctx.scheduledFireTime(), failure);
+      listeners.runFailed(ctx, failure, false);
+    }
+    if (outcome != RunOutcome.INTERRUPTED) { // cut off by close(): its record stays, to run again
+      RunRecord done =
+          new RunRecord(
+              ctx.key(),
+              ctx.scheduledFireTime(),
+              ctx.actualStart(),
+              end,
+              outcome,
+              failure == null ? null : trim(failure.toString()),
+              1,
+              config.instanceId(),
+              ctx.recovery(),
+              ctx.missedFires());
+      long begin = System.nanoTime();
+      Optional<Boolean> written =
+          retrying(
+              "writing back a concurrent run of job '" + ctx.key() + "'",
+              () -> config.store().finishConcurrentRun(done, config.instanceId()));
+      if (written.isEmpty()) {
+        log.error(
+            "job '{}': write-back of concurrent run {} abandoned at shutdown; it runs again",
+            ctx.key(),
+            ctx.scheduledFireTime());
+      } else {
+        listeners.runWrittenBack(ctx, Duration.ofNanos(System.nanoTime() - begin));
+        if (!written.get()) {
+          log.info(
+              "job '{}': concurrent run {} was taken over by another instance or its job is gone",
+              ctx.key(),
+              ctx.scheduledFireTime());
+        }
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   private RunResult result(

@@ -110,7 +110,11 @@ public final class KairosScheduler implements Scheduler {
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
     this.backfills = new Backfills(config, listeners, runner.gate, dispatcher, () -> closing);
     dispatcher.onPermitFreed(backfills::wake);
-    this.validator = new SpecValidator(config.handlers().keySet(), config.defaultZone());
+    this.validator =
+        new SpecValidator(
+            config.handlers().keySet(),
+            config.defaultZone(),
+            config.store().supportsConcurrentRuns());
     this.wake = dispatcher::wake;
   }
 

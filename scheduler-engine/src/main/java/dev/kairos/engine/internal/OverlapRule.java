@@ -42,6 +42,7 @@ final class OverlapRule {
     if (next == null
         || policy == null
         || policy instanceof Overlap.Forbid
+        || policy instanceof Overlap.Allow
         || !next.isAfter(start)
         || next.isAfter(end)) {
       return Decision.keep(next);

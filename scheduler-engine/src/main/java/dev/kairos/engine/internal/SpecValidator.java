@@ -38,9 +38,23 @@ public final class SpecValidator {
    * @param defaultZone zone of cron schedules that name none
    */
   public SpecValidator(Set<String> handlers, ZoneId defaultZone) {
+    this(handlers, defaultZone, true);
+  }
+
+  /**
+   * @param handlers names of the registered handlers
+   * @param defaultZone zone of cron schedules that name none
+   * @param concurrentRuns whether the store keeps concurrent runs (else {@code Overlap.allow(n)}, n
+   *     > 1, is refused)
+   */
+  public SpecValidator(Set<String> handlers, ZoneId defaultZone, boolean concurrentRuns) {
     this.handlers = handlers;
     this.defaultZone = defaultZone;
+    this.concurrentRuns = concurrentRuns;
   }
+
+  /** Whether the store keeps concurrent runs ({@code Overlap.allow}). */
+  private final boolean concurrentRuns;
 
   /**
    * Returns the spec, with defaults resolved, or throws {@link IllegalArgumentException} naming the
@@ -83,6 +97,14 @@ public final class SpecValidator {
               + " and then "
               + spec.schedule()
               + "; a job has one schedule (schedule(Schedule) replaces it on purpose)");
+    }
+    if (!concurrentRuns && spec.overlap() instanceof dev.kairos.Overlap.Allow a && a.runs() > 1) {
+      throw bad(
+          key,
+          "overlap "
+              + a
+              + " needs a store that keeps concurrent runs (JobStore.supportsConcurrentRuns());"
+              + " this one does not");
     }
     return spec.schedule(checkSchedule(key, spec.schedule()));
   }

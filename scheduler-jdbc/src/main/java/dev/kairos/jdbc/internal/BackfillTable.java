@@ -36,6 +36,10 @@ final class BackfillTable {
   private final String release;
   private final String slots;
   private final String delete;
+  private final String countRuns;
+  private final String slotAt;
+  private final String insertRun;
+  private final String deleteRun;
 
   /** The statements for the tables with this (validated) prefix. */
   BackfillTable(String prefix) {
@@ -47,7 +51,7 @@ final class BackfillTable {
             + " (job_key, fire_time, state, owner) VALUES (:key, :fire, 'PENDING', NULL)";
     // A job's earliest slot not done, when it is pending: its slots run one at a time, in order.
     next =
-        "SELECT b.job_key, b.fire_time, b.state, b.owner FROM "
+        "SELECT b.job_key, b.fire_time, b.state, b.owner, b.kind FROM "
             + t
             + " b WHERE b.state = 'PENDING' AND NOT EXISTS (SELECT 1 FROM "
             + t
@@ -62,10 +66,58 @@ final class BackfillTable {
         "UPDATE "
             + t
             + " SET state = 'DONE', owner = NULL WHERE job_key = :key AND fire_time = :fire AND"
-            + " state = 'RUNNING' AND owner = :owner";
+            + " state = 'RUNNING' AND owner = :owner AND kind = 'BACKFILL'";
     release = "UPDATE " + t + " SET state = 'PENDING', owner = NULL WHERE state = 'RUNNING'";
     slots = "SELECT * FROM " + t + " WHERE job_key = :key ORDER BY fire_time";
     delete = "DELETE FROM " + t + " WHERE job_key = :key";
+    countRuns = "SELECT COUNT(*) FROM " + t + " WHERE job_key = :key AND kind = 'RUN'";
+    slotAt = "SELECT COUNT(*) FROM " + t + " WHERE job_key = :key AND fire_time = :fire";
+    insertRun =
+        "INSERT INTO "
+            + t
+            + " (job_key, fire_time, state, owner, kind) VALUES (:key, :fire, 'RUNNING', :owner,"
+            + " 'RUN')";
+    deleteRun =
+        "DELETE FROM "
+            + t
+            + " WHERE job_key = :key AND fire_time = :fire AND kind = 'RUN' AND state = 'RUNNING'"
+            + " AND owner = :owner";
+  }
+
+  /** The job's recorded concurrent runs (RUN rows, in any state). */
+  int runs(Handle h, String key) {
+    return h.createQuery(countRuns).bind("key", key).mapTo(Integer.class).one();
+  }
+
+  /**
+   * Records a concurrent run (a RUNNING row of kind RUN owned by {@code owner}) unless the job has
+   * a row at this fire time already; true if it was added. Call holding the job row's lock.
+   */
+  boolean addRun(Handle h, String key, Instant fire, String owner) {
+    if (h.createQuery(slotAt)
+            .bind("key", key)
+            .bind("fire", decimal(fire))
+            .mapTo(Integer.class)
+            .one()
+        > 0) {
+      return false;
+    }
+    h.createUpdate(insertRun)
+        .bind("key", key)
+        .bind("fire", decimal(fire))
+        .bind("owner", owner)
+        .execute();
+    return true;
+  }
+
+  /** Deletes a concurrent run's row if {@code owner} still runs it; true if it did. */
+  boolean deleteRun(Handle h, String key, Instant fire, String owner) {
+    return h.createUpdate(deleteRun)
+            .bind("key", key)
+            .bind("fire", decimal(fire))
+            .bind("owner", owner)
+            .execute()
+        == 1;
   }
 
   /** Inserts the fire times the job has no slot for; returns how many. */
@@ -178,7 +230,12 @@ final class BackfillTable {
             "owner "
                 + (owner == null ? "missing for a RUNNING slot" : "set on a " + state + " slot"));
       }
-      return new Row(key, new BackfillSlot(key, fire, state, owner), null);
+      BackfillSlot.Kind kind =
+          Objects.requireNonNull(constant(rs, "kind", BackfillSlot.Kind.class), "kind is null");
+      if (kind == BackfillSlot.Kind.RUN && state == BackfillSlot.State.DONE) {
+        throw new IllegalArgumentException("a RUN row is never DONE");
+      }
+      return new Row(key, new BackfillSlot(key, fire, state, owner, kind), null);
     } catch (IllegalArgumentException | NullPointerException e) {
       return new Row(String.valueOf(key), null, e.getMessage());
     }

@@ -249,6 +249,15 @@ public final class Cluster implements AutoCloseable {
   }
 
   /**
+   * In the caller's transaction: locks the limit's row (adding it if missing; a concurrent first
+   * insert fails the transaction, which the engine retries) and tells whether the limit's live runs
+   * in the cluster leave no permit ({@link ClusterTable#full}, every job's lease counted).
+   */
+  public boolean limitFull(Handle h, dev.kairos.ConcurrencyLimit limit) {
+    return table.full(h, "", limit);
+  }
+
+  /**
    * Claims a backfill slot under a concurrency limit (see {@link
    * ClusterStore#claimBackfillWithin}): in one transaction, the limit's row locked and its live
    * runs counted ({@link ClusterTable#full}), then {@code claimSlot} (the slot's compare-and-set)

@@ -7,6 +7,7 @@ import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.ConcurrentRun;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
@@ -693,6 +694,83 @@ public final class JdbcJobStore implements ClusterStore {
     return tables()
         .cluster()
         .claimBackfillWithin(key, fireTime, limit, h -> backfill.claim(h, key, fireTime, instance));
+  }
+
+  // ---- concurrent runs (Overlap.allow) -------------------------------------------------------
+
+  /** True: concurrent runs are rows of kind RUN in {@code <prefix>backfill} (schema version 10). */
+  @Override
+  public boolean supportsConcurrentRuns() {
+    return true;
+  }
+
+  /**
+   * One transaction: the job's row locked and its version checked, its RUN rows counted, in cluster
+   * mode the limit judged ({@link ClusterTable#full}, which locks the limit's row), the row moved
+   * on ({@link JobTable#startConcurrent}, in cluster mode only if due by the database clock), then
+   * the RUN row added.
+   */
+  @Override
+  public ConcurrentRun.Answer startConcurrentRun(ConcurrentRun run) {
+    return database.inTransaction(
+        "starting a concurrent run of job '" + run.key() + "' (fire " + run.fire() + ")",
+        h -> {
+          Optional<JobRows.Row> row = tables().jobs().find(h, run.key(), true);
+          if (row.isEmpty()
+              || !row.get().readable()
+              || row.get().version() != run.expectedVersion()) {
+            return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.CHANGED);
+          }
+          if (backfill.runs(h, run.key()) >= run.maxRuns()) {
+            return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.FULL);
+          }
+          if (run.cluster()
+              && run.limit() != null
+              && tables().cluster().limitFull(h, run.limit())) {
+            return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.LIMIT_FULL);
+          }
+          if (!tables().jobs().startConcurrent(h, run, run.cluster())) {
+            return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.NOT_DUE);
+          }
+          backfill.addRun(h, run.key(), run.fire(), run.instance());
+          JobRecord r = row.get().record();
+          ConcurrentRun.Next n = run.next();
+          return new ConcurrentRun.Answer(
+              ConcurrentRun.Outcome.STARTED,
+              Optional.of(
+                  new JobRecord(
+                      r.spec(),
+                      n.state(),
+                      n.nextFireTime(),
+                      n.dueTime(),
+                      n.dueKind(),
+                      1,
+                      run.fire(),
+                      run.start(),
+                      r.lastEnd(),
+                      r.lastOutcome(),
+                      r.lastError(),
+                      r.runCount() + 1,
+                      r.failureCount(),
+                      run.expectedVersion() + 1)));
+        });
+  }
+
+  /** One transaction: the history row and the RUN row's deletion; nothing if the job is gone. */
+  @Override
+  public boolean finishConcurrentRun(RunRecord run, String instance) {
+    JobRules.checkRun(run);
+    return database.inTransaction(
+        "writing back concurrent run " + run.scheduledFireTime() + " of job '" + run.key() + "'",
+        h -> {
+          if (tables().jobs().find(h, run.key(), false).isEmpty()) {
+            return false;
+          }
+          if (settings.historyPerJob() > 0) {
+            runs.insert(h, run);
+          }
+          return backfill.deleteRun(h, run.key(), run.scheduledFireTime(), instance);
+        });
   }
 
   @Override

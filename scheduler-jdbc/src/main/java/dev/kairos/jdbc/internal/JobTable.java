@@ -38,6 +38,8 @@ public final class JobTable {
   private final String runFinished;
   private final String runFinishedKeepingClaim;
   private final String delete;
+  private final String startConcurrent;
+  private final String startConcurrentIfDue;
   private final String selectIn;
   private final ChangeStamps stamps;
 
@@ -111,6 +113,16 @@ public final class JobTable {
             + ", owner = NULL, lease_until = NULL, claimed_fire = NULL, recovery = NULL"
             + " WHERE job_key = :key";
     delete = "DELETE FROM " + table + " WHERE job_key = :key";
+    startConcurrent =
+        "UPDATE "
+            + table
+            + " SET state = :state, next_fire_time = :next_fire_time, due_time = :due_time,"
+            + " due_kind = :due_kind, attempt = 1, last_scheduled_fire_time = :fire,"
+            + " last_start = :start, run_count = run_count + 1, version = :version,"
+            + " owner = NULL, lease_until = NULL, claimed_fire = NULL, recovery = NULL"
+            + stamp
+            + " WHERE job_key = :key AND version = :expected";
+    startConcurrentIfDue = startConcurrent + " AND due_time <= " + dialect.now();
     selectIn = "SELECT * FROM " + table + " WHERE job_key IN (";
   }
 
@@ -223,6 +235,28 @@ public final class JobTable {
       stamp.bind(batch).add();
     }
     batch.execute();
+  }
+
+  /**
+   * Moves the job's schedule on as a concurrent run starts ({@code JobStore.startConcurrentRun}):
+   * the run's state, the run counted, the last start, a claim released, the version set to {@code
+   * expected + 1}; only at {@code expected}, and with {@code ifDue} only if the job is due by the
+   * database clock. True if the row was updated.
+   */
+  public boolean startConcurrent(Handle h, dev.kairos.spi.ConcurrentRun run, boolean ifDue) {
+    var next = run.next();
+    var u =
+        h.createUpdate(ifDue ? startConcurrentIfDue : startConcurrent)
+            .bind("key", run.key())
+            .bind("expected", run.expectedVersion())
+            .bind("version", run.expectedVersion() + 1)
+            .bind("state", next.state().name())
+            .bind("next_fire_time", Values.decimal(next.nextFireTime()))
+            .bind("due_time", Values.decimal(next.dueTime()))
+            .bind("due_kind", next.dueKind().name())
+            .bind("fire", Values.decimal(run.fire()))
+            .bind("start", Values.decimal(run.start()));
+    return stamps.on(h).bind(u).execute() == 1;
   }
 
   /** Deletes the job's row; false if there was none. */

@@ -43,7 +43,8 @@ public final class Migrations {
           "V6__backfill.sql",
           "V7__calendars.sql",
           "V8__limits.sql",
-          "V9__change_seq_cache.sql");
+          "V9__change_seq_cache.sql",
+          "V10__concurrent_runs.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";

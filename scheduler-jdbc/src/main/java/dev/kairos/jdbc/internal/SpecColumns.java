@@ -89,6 +89,8 @@ final class SpecColumns {
       return "BUFFER_ONE";
     } else if (o instanceof Overlap.Replace) {
       return "REPLACE";
+    } else if (o instanceof Overlap.Allow a) {
+      return "ALLOW(" + a.runs() + ")";
     }
     return "FORBID";
   }
@@ -109,7 +111,11 @@ final class SpecColumns {
       case "REPLACE":
         return Overlap.replace();
       default:
-        throw new IllegalArgumentException("unknown overlap_policy '" + kind + "'");
+        return Overlap.Allow.parse(kind.toLowerCase(java.util.Locale.ROOT))
+            .filter(a -> kind.startsWith("ALLOW("))
+            .map(Overlap.class::cast)
+            .orElseThrow(
+                () -> new IllegalArgumentException("unknown overlap_policy '" + kind + "'"));
     }
   }
 
