@@ -29,6 +29,11 @@ public record LimitStatus(
   /**
    * Checks the values and keeps an unmodifiable, sorted copy of the handlers.
    *
+   * @param name the limit's name
+   * @param permits how many runs the limit allows at once
+   * @param handlers the handlers whose runs count against the limit
+   * @param running the permits held on this instance
+   * @param waiting the due fires waiting on this instance for a permit
    * @throws IllegalArgumentException naming the limit, the field and the value: a blank name, fewer
    *     than 1 permit, no handler or a blank one, a negative {@code running} or {@code waiting}
    */
