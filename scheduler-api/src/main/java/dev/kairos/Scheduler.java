@@ -148,6 +148,20 @@ public interface Scheduler extends AutoCloseable {
   SchedulerStats stats();
 
   /**
+   * Each configured {@linkplain ConcurrencyLimit concurrency limit} with the permits held and the
+   * fires waiting for one, ordered by limit name. This instance's view: in cluster mode, runs on
+   * other instances are not included (the store counts them when it judges a claim). Reads memory
+   * only, like {@link #stats()}, so a gauge may poll it.
+   *
+   * <p>The default answers an empty list, for implementations without limits.
+   *
+   * @return a snapshot per limit, ordered by name; empty if no limit is configured
+   */
+  default List<LimitStatus> limits() {
+    return List.of();
+  }
+
+  /**
    * The newest {@code limit} runs of the job, newest first.
    *
    * @param key the job's key

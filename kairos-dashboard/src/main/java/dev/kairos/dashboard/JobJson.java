@@ -10,6 +10,7 @@ import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
+import dev.kairos.LimitStatus;
 import dev.kairos.Misfire;
 import dev.kairos.Overlap;
 import dev.kairos.Retry;
@@ -25,9 +26,9 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The JSON form of jobs, runs, job definitions and calendars, shared by the dashboard's JSON API
- * and the command-line tool's {@code export}/{@code import}. Instants are ISO-8601 UTC text,
- * durations ISO-8601 ({@code PT5M}), enums their Java names.
+ * The JSON form of jobs, runs, job definitions, calendars and concurrency limits, shared by the
+ * dashboard's JSON API and the command-line tool's {@code export}/{@code import}. Instants are
+ * ISO-8601 UTC text, durations ISO-8601 ({@code PT5M}), enums their Java names.
  *
  * <p>A definition ({@link #spec(JobSpec)}) reads back to an equal {@link JobSpec} ({@link
  * #readSpec(JsonNode)}). Reading is strict: an unknown or missing field, or a value of the wrong
@@ -201,6 +202,25 @@ public final class JobJson {
     n.put("lastBusinessDayOfMonth", c.lastBusinessDayOnly());
     n.put("description", Schedules.describe(c));
     n.put("jobs", jobs);
+    return n;
+  }
+
+  /**
+   * A concurrency limit as this scheduler instance sees it: its name, permits and handlers
+   * (sorted), the permits held here ({@code running}) and the due fires waiting here for one
+   * ({@code waiting}).
+   *
+   * @param l the limit's status
+   * @return a new JSON object
+   */
+  public static ObjectNode limit(LimitStatus l) {
+    ObjectNode n = MAPPER.createObjectNode();
+    n.put("name", l.name());
+    n.put("permits", l.permits());
+    ArrayNode handlers = n.putArray("handlers");
+    l.handlers().forEach(handlers::add);
+    n.put("running", l.running());
+    n.put("waiting", l.waiting());
     return n;
   }
 

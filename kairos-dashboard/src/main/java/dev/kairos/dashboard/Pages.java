@@ -8,6 +8,7 @@ import dev.kairos.CalendarPolicy;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
+import dev.kairos.LimitStatus;
 import dev.kairos.RunRecord;
 import dev.kairos.engine.CronPreview;
 import java.time.Duration;
@@ -318,6 +319,38 @@ final class Pages {
     return foot(b.append("</table>"));
   }
 
+  static String limits(Context c, List<LimitStatus> limits) {
+    StringBuilder b = head(c, "Limits");
+    b.append("<h1>Concurrency limits</h1><p>")
+        .append(limits.size())
+        .append(" limit(s). This instance's view: <em>running</em> counts the permits held here")
+        .append(" (backfill runs included), <em>waiting</em> the due fires queued here for a")
+        .append(" permit; in cluster mode, runs on other instances are not counted. Limits are")
+        .append(" set on the scheduler's builder (<code>maxConcurrent</code>).</p>")
+        .append("<table id=\"limits\"><tr><th>name</th><th>handlers</th><th>permits</th>")
+        .append("<th>running</th><th>waiting</th></tr>");
+    for (LimitStatus l : limits) {
+      b.append("<tr id=\"limit-")
+          .append(param(l.name()))
+          .append("\"><td class=\"name\">")
+          .append(esc(l.name()))
+          .append("</td><td class=\"handlers\">")
+          .append(esc(String.join(", ", l.handlers())))
+          .append("</td><td class=\"permits\">")
+          .append(l.permits())
+          .append("</td><td class=\"running\">")
+          .append(l.running())
+          .append("</td><td class=\"waiting\">")
+          .append(l.waiting())
+          .append("</td></tr>");
+    }
+    if (limits.isEmpty()) {
+      b.append("<tr><td colspan=\"5\">none configured on this scheduler (a dashboard started")
+          .append(" by the CLI runs no engine, so it has no limits to show)</td></tr>");
+    }
+    return foot(b.append("</table>"));
+  }
+
   static String confirm(Context c, JobInfo j, String action, String csrf) {
     StringBuilder b = head(c, "Confirm");
     b.append("<h1>")
@@ -430,7 +463,9 @@ final class Pages {
         .append(esc(c.base()))
         .append("/instances\">Instances</a><a href=\"")
         .append(esc(c.base()))
-        .append("/calendars\">Calendars</a><span>")
+        .append("/calendars\">Calendars</a><a href=\"")
+        .append(esc(c.base()))
+        .append("/limits\">Limits</a><span>")
         .append(esc(c.user()))
         .append(c.readOnly() ? " · read-only" : "")
         .append("</span></nav>");

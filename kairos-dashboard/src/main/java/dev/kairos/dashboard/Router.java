@@ -38,10 +38,11 @@ import org.slf4j.LoggerFactory;
  * user.
  *
  * <p>Routes, relative to the context path: GET {@code /}, {@code /job?key=}, {@code /instances},
- * {@code /calendars}, {@code /confirm?key=&action=}; POST {@code /action} (form: key, action,
- * csrf). JSON: GET {@code /api/jobs}, {@code /api/job?key=}, {@code /api/history?key=&limit=},
- * {@code /api/instances}, {@code /api/calendars}, {@code /api/csrf}; POST {@code
- * /api/pause|resume|trigger|unschedule?key=} with header {@code X-Kairos-Csrf}.
+ * {@code /calendars}, {@code /limits}, {@code /confirm?key=&action=}; POST {@code /action} (form:
+ * key, action, csrf). JSON: GET {@code /api/jobs}, {@code /api/job?key=}, {@code
+ * /api/history?key=&limit=}, {@code /api/instances}, {@code /api/calendars}, {@code /api/limits},
+ * {@code /api/csrf}; POST {@code /api/pause|resume|trigger|unschedule?key=} with header {@code
+ * X-Kairos-Csrf}.
  */
 final class Router implements HttpHandler {
   private static final Logger log = LoggerFactory.getLogger(KairosDashboard.class);
@@ -171,6 +172,7 @@ final class Router implements HttpHandler {
       case "/job" -> jobPage(c, get(c, query, "key", "done"));
       case "/instances" -> instancesPage(c, get(c, query));
       case "/calendars" -> calendarsPage(c, get(c, query));
+      case "/limits" -> limitsPage(c, get(c, query));
       case "/confirm" -> confirmPage(c, get(c, query, "key", "action"));
       case "/action" -> formAction(c);
       case "/api/jobs" -> json(c, 200, apiJobs(get(c, query, "q", "handler", "state", "sort")));
@@ -178,6 +180,7 @@ final class Router implements HttpHandler {
       case "/api/history" -> json(c, 200, apiHistory(get(c, query, "key", "limit")));
       case "/api/instances" -> json(c, 200, apiInstances(get(c, query)));
       case "/api/calendars" -> json(c, 200, apiCalendars(get(c, query)));
+      case "/api/limits" -> json(c, 200, apiLimits(get(c, query)));
       case "/api/csrf" -> {
         get(c, query);
         json(c, 200, JobJson.mapper().createObjectNode().put("token", csrf.token(c.user())));
@@ -266,6 +269,10 @@ final class Router implements HttpHandler {
 
   private void calendarsPage(Call c, Params p) throws IOException {
     html(c, 200, Pages.calendars(c.page(readOnly, zone), scheduler.calendars(), attached()));
+  }
+
+  private void limitsPage(Call c, Params p) throws IOException {
+    html(c, 200, Pages.limits(c.page(readOnly, zone), scheduler.limits()));
   }
 
   private static String doneMessage(String action) {
@@ -424,6 +431,12 @@ final class Router implements HttpHandler {
     scheduler
         .calendars()
         .forEach((name, cal) -> a.add(JobJson.calendar(name, cal, jobs.getOrDefault(name, 0L))));
+    return a;
+  }
+
+  private ArrayNode apiLimits(Params p) {
+    ArrayNode a = JobJson.mapper().createArrayNode();
+    scheduler.limits().forEach(l -> a.add(JobJson.limit(l)));
     return a;
   }
 

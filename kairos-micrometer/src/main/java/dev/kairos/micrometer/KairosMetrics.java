@@ -1,6 +1,7 @@
 package dev.kairos.micrometer;
 
 import dev.kairos.JobContext;
+import dev.kairos.LimitStatus;
 import dev.kairos.Misfire;
 import dev.kairos.Overlap;
 import dev.kairos.Scheduler;
@@ -16,6 +17,7 @@ import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToIntFunction;
 
 /**
  * Records a Kairos scheduler's runs, lateness and misfires as Micrometer meters, and its engine
@@ -24,7 +26,7 @@ import java.util.function.ToDoubleFunction;
  * <pre>{@code
  * KairosMetrics metrics = KairosMetrics.builder(registry).build();
  * Scheduler scheduler = Kairos.builder().listener(metrics)...build();
- * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store, cluster instances
+ * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store, instances, limits
  * }</pre>
  *
  * <p>Run meters carry the tags {@code key} (the job key) and {@code handler}; for stores with many
@@ -93,6 +95,20 @@ public final class KairosMetrics implements SchedulerListener {
   /** Cluster mode: fires this instance queued but another instance claimed first. */
   public static final String CLAIMS_LOST = "kairos.cluster.claims.lost";
 
+  /**
+   * Gauge per concurrency limit, tagged {@code limit} (its name): how many runs it allows at once.
+   */
+  public static final String LIMIT_PERMITS = "kairos.limit.permits";
+
+  /**
+   * Gauge per concurrency limit, tagged {@code limit}: its permits held on this instance (runs in
+   * progress, backfill runs included); other cluster instances' runs are not counted.
+   */
+  public static final String LIMIT_RUNNING = "kairos.limit.running";
+
+  /** Gauge per concurrency limit, tagged {@code limit}: due fires waiting here for a permit. */
+  public static final String LIMIT_WAITING = "kairos.limit.waiting";
+
   private final MeterRegistry registry;
   private final boolean keyTags;
   private final Tags common;
@@ -121,9 +137,12 @@ public final class KairosMetrics implements SchedulerListener {
   /**
    * Registers the gauges over {@code scheduler.stats()}: {@value #JOBS_QUEUED}, {@value
    * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}, {@value
-   * #CLUSTER_INSTANCES}. The registry holds the scheduler weakly, as Micrometer gauges do.
+   * #CLUSTER_INSTANCES}; and for each concurrency limit in {@code scheduler.limits()} (read once
+   * here: limits are fixed when the scheduler is built), {@value #LIMIT_PERMITS}, {@value
+   * #LIMIT_RUNNING} and {@value #LIMIT_WAITING}, tagged {@code limit}. The registry holds the
+   * scheduler weakly, as Micrometer gauges do.
    *
-   * @param scheduler the scheduler whose stats the gauges read
+   * @param scheduler the scheduler whose stats and limits the gauges read
    */
   public void bindTo(Scheduler scheduler) {
     gauge(JOBS_QUEUED, scheduler, s -> s.stats().queuedJobs(), "jobs", "Jobs queued in the heap");
@@ -143,6 +162,38 @@ public final class KairosMetrics implements SchedulerListener {
         s -> s.stats().liveInstances(),
         "instances",
         "Cluster instances with a current heartbeat");
+    for (LimitStatus limit : scheduler.limits()) {
+      limitGauges(scheduler, limit.name());
+    }
+  }
+
+  private void limitGauges(Scheduler scheduler, String limit) {
+    Tags tags = common.and("limit", limit);
+    Gauge.builder(LIMIT_PERMITS, scheduler, s -> limitValue(s, limit, LimitStatus::permits))
+        .tags(tags)
+        .baseUnit("permits")
+        .description("Runs the limit allows at once")
+        .register(registry);
+    Gauge.builder(LIMIT_RUNNING, scheduler, s -> limitValue(s, limit, LimitStatus::running))
+        .tags(tags)
+        .baseUnit("permits")
+        .description("Permits of the limit held on this instance")
+        .register(registry);
+    Gauge.builder(LIMIT_WAITING, scheduler, s -> limitValue(s, limit, LimitStatus::waiting))
+        .tags(tags)
+        .baseUnit("fires")
+        .description("Due fires waiting on this instance for a permit of the limit")
+        .register(registry);
+  }
+
+  /** The limit's value, or NaN (no sample) if the scheduler no longer reports that limit. */
+  private static double limitValue(Scheduler s, String limit, ToIntFunction<LimitStatus> value) {
+    for (LimitStatus l : s.limits()) {
+      if (l.name().equals(limit)) {
+        return value.applyAsInt(l);
+      }
+    }
+    return Double.NaN;
   }
 
   private void gauge(

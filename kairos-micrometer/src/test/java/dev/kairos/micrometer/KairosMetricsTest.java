@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
+import dev.kairos.LimitStatus;
 import dev.kairos.Misfire;
 import dev.kairos.Retry;
 import dev.kairos.Scheduler;
@@ -12,12 +13,17 @@ import dev.kairos.SchedulerStats;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -198,6 +204,9 @@ class KairosMetricsTest {
                   if (method.getName().equals("stats")) {
                     return new SchedulerStats(0, 0, 4, true, 3, true);
                   }
+                  if (method.getName().equals("limits")) {
+                    return List.of();
+                  }
                   throw new UnsupportedOperationException(method.getName());
                 });
     KairosMetrics.builder(registry).build().bindTo(clustered);
@@ -209,6 +218,106 @@ class KairosMetricsTest {
   void clusterInstancesGauge_isZeroOutsideClusterMode() {
     start(KairosMetrics.builder(registry).build());
     assertThat(registry.get(KairosMetrics.CLUSTER_INSTANCES).gauge().value()).isZero();
+  }
+
+  /**
+   * With a limit of 2 and four due fires, the limit's gauges read 2 permits, 2 running, 2 waiting;
+   * once every run has ended, 0 running and 0 waiting.
+   */
+  @Test
+  void limitGauges_readPermitsRunningAndWaiting_perLimit() {
+    CountDownLatch release = new CountDownLatch(1);
+    KairosMetrics metrics = KairosMetrics.builder(registry).tags(Tags.of("app", "a")).build();
+    scheduler =
+        Kairos.builder()
+            .store(new InMemoryStore())
+            .clock(clock)
+            .workers(4)
+            .listener(metrics)
+            .handler("export", ctx -> release.await())
+            .handler("ok", ctx -> {})
+            .maxConcurrent("export", 2)
+            .build();
+    metrics.bindTo(scheduler);
+    scheduler.start();
+    try {
+      for (int i = 1; i <= 4; i++) {
+        scheduler.schedule(JobSpec.named("export-" + i).handler("export").at(T0.plusMillis(i)));
+      }
+      clock.advance(Duration.ofSeconds(1));
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> limitGauge(KairosMetrics.LIMIT_WAITING, "export") == 2);
+      assertThat(limitGauge(KairosMetrics.LIMIT_RUNNING, "export")).isEqualTo(2);
+      assertThat(limitGauge(KairosMetrics.LIMIT_PERMITS, "export")).isEqualTo(2);
+      Gauge running = registry.get(KairosMetrics.LIMIT_RUNNING).gauge();
+      assertThat(running.getId().getTags())
+          .containsExactly(Tag.of("app", "a"), Tag.of("limit", "export"));
+      assertThat(running.getId().getBaseUnit()).isEqualTo("permits");
+      assertThat(registry.get(KairosMetrics.LIMIT_WAITING).gauge().getId().getBaseUnit())
+          .isEqualTo("fires");
+    } finally {
+      release.countDown();
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                limitGauge(KairosMetrics.LIMIT_RUNNING, "export") == 0
+                    && limitGauge(KairosMetrics.LIMIT_WAITING, "export") == 0);
+    assertThat(registry.find(KairosMetrics.RUNS_FINISHED).tag("handler", "export").counters())
+        .hasSize(4)
+        .allSatisfy(c -> assertThat(c.count()).isEqualTo(1));
+  }
+
+  private double limitGauge(String name, String limit) {
+    return registry.get(name).tag("limit", limit).gauge().value();
+  }
+
+  /**
+   * One set of gauges per limit reported at bind time, each reading its own limit; a limit the
+   * scheduler stops reporting reads NaN (no sample), not a stale count.
+   */
+  @Test
+  void limitGauges_onePerLimit_readTheirOwnStatus_NaNOnceNoLongerReported() {
+    List<LimitStatus> reported =
+        new java.util.concurrent.CopyOnWriteArrayList<>(
+            List.of(
+                new LimitStatus("crm", 1, Set.of("pull", "push"), 1, 7),
+                new LimitStatus("export", 3, Set.of("export"), 2, 0)));
+    Scheduler limited =
+        (Scheduler)
+            Proxy.newProxyInstance(
+                Scheduler.class.getClassLoader(),
+                new Class<?>[] {Scheduler.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "stats" -> new SchedulerStats(0, 0, 4, true);
+                      case "limits" -> List.copyOf(reported);
+                      default -> throw new UnsupportedOperationException(method.getName());
+                    });
+    KairosMetrics.builder(registry).build().bindTo(limited);
+
+    assertThat(registry.find(KairosMetrics.LIMIT_RUNNING).gauges()).hasSize(2);
+    assertThat(limitGauge(KairosMetrics.LIMIT_PERMITS, "crm")).isEqualTo(1);
+    assertThat(limitGauge(KairosMetrics.LIMIT_RUNNING, "crm")).isEqualTo(1);
+    assertThat(limitGauge(KairosMetrics.LIMIT_WAITING, "crm")).isEqualTo(7);
+    assertThat(limitGauge(KairosMetrics.LIMIT_PERMITS, "export")).isEqualTo(3);
+    assertThat(limitGauge(KairosMetrics.LIMIT_RUNNING, "export")).isEqualTo(2);
+    assertThat(limitGauge(KairosMetrics.LIMIT_WAITING, "export")).isZero();
+
+    reported.remove(0);
+    assertThat(limitGauge(KairosMetrics.LIMIT_RUNNING, "crm")).isNaN();
+    assertThat(limitGauge(KairosMetrics.LIMIT_RUNNING, "export")).isEqualTo(2);
+  }
+
+  @Test
+  void limitGauges_noneWithoutLimits() {
+    start(KairosMetrics.builder(registry).build());
+    assertThat(registry.find(KairosMetrics.LIMIT_PERMITS).gauges()).isEmpty();
+    assertThat(registry.find(KairosMetrics.LIMIT_RUNNING).gauges()).isEmpty();
+    assertThat(registry.find(KairosMetrics.LIMIT_WAITING).gauges()).isEmpty();
   }
 
   @Test

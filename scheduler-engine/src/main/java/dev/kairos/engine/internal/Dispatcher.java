@@ -403,6 +403,36 @@ final class Dispatcher {
   }
 
   /**
+   * Each limit's permits held and fires waiting, read together under the lock (so no count is from
+   * a different moment than another), ordered by limit name.
+   *
+   * @return one status per configured limit; empty if none
+   */
+  List<dev.kairos.LimitStatus> limitStatus() {
+    if (limits.isEmpty()) {
+      return List.of();
+    }
+    int[] held = new int[limits.size()];
+    int[] waiting = new int[limits.size()];
+    lock.lock();
+    try {
+      for (int i = 0; i < held.length; i++) {
+        held[i] = limits.get(i).held;
+        waiting[i] = limits.get(i).waiting.size();
+      }
+    } finally {
+      lock.unlock();
+    }
+    List<dev.kairos.LimitStatus> out = new ArrayList<>(held.length);
+    for (int i = 0; i < held.length; i++) {
+      dev.kairos.ConcurrencyLimit l = limits.get(i).limit;
+      out.add(new dev.kairos.LimitStatus(l.name(), l.permits(), l.handlers(), held[i], waiting[i]));
+    }
+    out.sort(java.util.Comparator.comparing(dev.kairos.LimitStatus::name));
+    return List.copyOf(out);
+  }
+
+  /**
    * Backfill runs ({@link Backfills}) count against the concurrency limit of their handler: takes
    * one of its permits for a backfill run, if one is free, no regular fire waits for one (regular
    * fires come first) and no cluster back-off is in force. When this answers false, the backfill

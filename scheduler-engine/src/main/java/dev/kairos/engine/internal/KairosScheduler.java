@@ -1024,6 +1024,11 @@ public final class KairosScheduler implements Scheduler {
         sync == null || sync.alive());
   }
 
+  @Override
+  public List<dev.kairos.LimitStatus> limits() {
+    return dispatcher.limitStatus();
+  }
+
   /** Instrumentation for tests: keys of running jobs. */
   List<String> runningKeys() {
     return dispatcher.runningKeys();
