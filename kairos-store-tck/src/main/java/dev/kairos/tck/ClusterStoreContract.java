@@ -425,6 +425,52 @@ public abstract class ClusterStoreContract {
         .isEqualTo(ClusterStore.BackfillClaim.CLAIMED);
   }
 
+  /**
+   * In cluster mode a concurrent run's start is the fire's claim: refused NOT_DUE while the job is
+   * not due by the store's clock, LIMIT_FULL while another job of the limit's handlers holds the
+   * only permit, STARTED once it is free; the started run then holds the permit against a regular
+   * claim; two instances starting from the same version: one wins.
+   */
+  @Test
+  void startConcurrentRun_clusterMode_claimsByStoreClockAndLimit() {
+    dev.kairos.ConcurrencyLimit one = dev.kairos.ConcurrencyLimit.of("h", 1);
+    Instant now = a.storeNow();
+    JobRecord future = a.upsert(fresh("later", now.plusSeconds(3600))).record();
+    assertThat(a.startConcurrentRun(concurrent(future, "a", null)).outcome())
+        .isEqualTo(dev.kairos.spi.ConcurrentRun.Outcome.NOT_DUE);
+
+    JobRecord j1 = a.upsert(fresh("j1", T0)).record();
+    JobRecord j2 = a.upsert(fresh("j2", T0)).record();
+    Claimed held = a.claimWithin(j1, "a", LONG, one).claimed().orElseThrow();
+    assertThat(b.startConcurrentRun(concurrent(j2, "b", one)).outcome())
+        .isEqualTo(dev.kairos.spi.ConcurrentRun.Outcome.LIMIT_FULL);
+    assertThat(b.find("j2")).contains(j2);
+
+    a.runFinished(finished(held.record(), "a"));
+    assertThat(b.startConcurrentRun(concurrent(j2, "b", one)).outcome())
+        .isEqualTo(dev.kairos.spi.ConcurrentRun.Outcome.STARTED);
+    assertThat(c.startConcurrentRun(concurrent(j2, "c", one)).outcome())
+        .isEqualTo(dev.kairos.spi.ConcurrentRun.Outcome.CHANGED);
+    JobRecord j3 = a.upsert(fresh("j3", T0)).record();
+    assertThat(c.claimWithin(j3, "c", LONG, one).limitFull()).isTrue();
+  }
+
+  /** The start of a run of {@code r}'s due fire in cluster mode, allow(2), next fire 60 s on. */
+  private static dev.kairos.spi.ConcurrentRun concurrent(
+      JobRecord r, String instance, dev.kairos.ConcurrencyLimit limit) {
+    Instant next = r.dueTime().plusSeconds(60);
+    return new dev.kairos.spi.ConcurrentRun(
+        r.key(),
+        r.version(),
+        r.dueTime(),
+        r.dueTime(),
+        instance,
+        2,
+        new dev.kairos.spi.ConcurrentRun.Next(JobState.SCHEDULED, next, next, FireKind.TIMETABLE),
+        true,
+        limit);
+  }
+
   /** A claim whose lease expired (its instance died) no longer holds a permit. */
   @Test
   void claimWithin_expiredLease_freesThePermit() {
