@@ -25,7 +25,10 @@ import java.util.Map;
  *   <li>{@code mode=slow}, {@code before=millis}: starts a scheduler on the system clock and
  *       schedules the hourly job {@link #SLOW_KEY} (handler "slow"), whose run, {@code before} ms
  *       after it started, prints "RUNNING key scheduledFireTime" and sleeps a minute, so that the
- *       test can kill the JVM in the middle of the run.
+ *       test can kill the JVM in the middle of the run;
+ *   <li>{@code mode=allow}: as {@code slow}, with the job {@link #ALLOW_KEY} (handler "slow") every
+ *       100 ms under {@code Overlap.allow(3)}: three runs go on at once, each printing "RUNNING key
+ *       scheduledFireTime" at its start.
  * </ul>
  */
 public final class CrashChild {
@@ -34,6 +37,9 @@ public final class CrashChild {
 
   /** The key of the job of {@code mode=slow}. */
   public static final String SLOW_KEY = "slow-job";
+
+  /** The key of the job of {@code mode=allow}. */
+  public static final String ALLOW_KEY = "allow-job";
 
   private CrashChild() {}
 
@@ -56,6 +62,7 @@ public final class CrashChild {
     switch (a.get("mode")) {
       case "schedule" -> scheduleJobs(store.build(), Integer.parseInt(a.get("jobs")));
       case "slow" -> runSlowJob(store.build(), Long.parseLong(a.get("before")));
+      case "allow" -> runConcurrentJob(store.build());
       default -> throw new IllegalArgumentException("mode: " + a.get("mode"));
     }
   }
@@ -75,6 +82,26 @@ public final class CrashChild {
     System.out.println("DONE");
     System.out.flush();
     Thread.sleep(Long.MAX_VALUE); // the parent kills this JVM
+  }
+
+  private static void runConcurrentJob(JdbcStore store) {
+    Scheduler scheduler =
+        Kairos.builder()
+            .store(store)
+            .handler(
+                "slow",
+                ctx -> {
+                  System.out.println("RUNNING " + ctx.key() + " " + ctx.scheduledFireTime());
+                  System.out.flush();
+                  Thread.sleep(Duration.ofSeconds(60).toMillis());
+                })
+            .build();
+    scheduler.start();
+    scheduler.schedule(
+        JobSpec.named(ALLOW_KEY)
+            .handler("slow")
+            .fixedRate(Duration.ofMillis(100))
+            .overlap(dev.kairos.Overlap.allow(3)));
   }
 
   private static void runSlowJob(JdbcStore store, long before) {

@@ -156,6 +156,40 @@ public abstract class CrashContract {
             });
   }
 
+  /**
+   * Three concurrent runs of an {@code allow(3)} job in progress when their JVM is killed (20–50 ms
+   * after the third started): the next scheduler over the store runs each of those fires again,
+   * once, flagged as a recovery, and nothing else; their records are gone afterwards.
+   */
+  @Test
+  void kill_duringConcurrentRuns_eachRunsAgainOnceAsRecovery() throws Exception {
+    List<Instant> fires = new ArrayList<>();
+    try (ChildJvm child = startChild("mode=allow")) {
+      for (int i = 0; i < 3; i++) {
+        String line = child.awaitLine("RUNNING " + CrashChild.ALLOW_KEY + " ", CHILD_TIMEOUT);
+        fires.add(Instant.parse(line.substring(line.lastIndexOf(' ') + 1)));
+      }
+      Thread.sleep(20 + ThreadLocalRandom.current().nextLong(31)); // the kill's moment
+      child.kill();
+    }
+    List<JobContext> runs = Collections.synchronizedList(new ArrayList<>());
+    KairosScheduler scheduler = scheduler(fires.get(0), runs);
+
+    scheduler.open();
+    assertThat(scheduler.runBackfill()).isEqualTo(3);
+    scheduler.runDue();
+
+    assertThat(runs)
+        .extracting(JobContext::scheduledFireTime)
+        .containsExactlyInAnyOrderElementsOf(fires);
+    assertThat(runs).allSatisfy(r -> assertThat(r.recovery()).isTrue());
+    assertThat(runs).allSatisfy(r -> assertThat(r.backfill()).isFalse());
+    assertThat(scheduler.history(CrashChild.ALLOW_KEY, 10))
+        .extracting(dev.kairos.RunRecord::scheduledFireTime)
+        .containsExactlyInAnyOrderElementsOf(fires);
+    assertThat(scheduler.job(CrashChild.ALLOW_KEY).orElseThrow().runCount()).isEqualTo(3);
+  }
+
   // ---- helpers ---------------------------------------------------------------------------------
 
   private ChildJvm startChild(String... args) throws Exception {
