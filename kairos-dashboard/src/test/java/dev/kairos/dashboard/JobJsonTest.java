@@ -47,6 +47,7 @@ class JobJsonTest {
         JobSpec.named("h").handler("h").fixedRate(Duration.ofMinutes(1)).overlap(Overlap.skip()),
         JobSpec.named("i").handler("h").cron("0 * * * * ?").overlap(Overlap.bufferOne()),
         JobSpec.named("r").handler("h").cron("0 * * * * ?").overlap(Overlap.replace()),
+        JobSpec.named("al").handler("h").fixedRate(Duration.ofMinutes(1)).overlap(Overlap.allow(4)),
         JobSpec.named("k").handler("h").cron("0 0 9 * * ?").excluding("desk"),
         JobSpec.named("l")
             .handler("h")
@@ -105,5 +106,20 @@ class JobJsonTest {
     assertThatThrownBy(() -> JobJson.readSpec(n))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("job 'a' misfire: window applies to catchUp only, not fireOnce: 'PT1H'");
+  }
+
+  @Test
+  void readSpec_overlapAllow_badCountsRefusedNamingJobAndValue() {
+    ObjectNode n = JobJson.spec(JobSpec.named("a").handler("h").fixedRate(Duration.ofMinutes(5)));
+    assertThat(JobJson.readSpec(n.put("overlap", "allow(12)")).overlap())
+        .isEqualTo(Overlap.allow(12));
+    assertThatThrownBy(() -> JobJson.readSpec(n.put("overlap", "allow(0)")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("job 'a' overlap:")
+        .hasMessageContaining("was 0");
+    assertThatThrownBy(() -> JobJson.readSpec(n.put("overlap", "allow(two)")))
+        .hasMessage(
+            "job 'a' overlap: 'allow(two)' is not one of forbid, bufferOne, skip, replace,"
+                + " allow(n)");
   }
 }

@@ -88,6 +88,28 @@ class KairosScheduledValidationTest {
     void run() {}
   }
 
+  static class ConcurrentIngest {
+    @KairosScheduled(
+        key = "ingest",
+        fixedRate = "1m",
+        overlap = KairosScheduled.OverlapPolicy.ALLOW,
+        concurrentRuns = 3)
+    void run() {}
+  }
+
+  static class AllowWithoutCount {
+    @KairosScheduled(
+        key = "ingest",
+        fixedRate = "1m",
+        overlap = KairosScheduled.OverlapPolicy.ALLOW)
+    void run() {}
+  }
+
+  static class CountWithoutAllow {
+    @KairosScheduled(key = "ingest", fixedRate = "1m", concurrentRuns = 3)
+    void run() {}
+  }
+
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
@@ -237,5 +259,30 @@ class KairosScheduledValidationTest {
                 assertThat(ctx.getStartupFailure())
                     .hasStackTraceContaining("job 'settle'")
                     .hasStackTraceContaining("calendar 'nowhere' does not exist"));
+  }
+
+  @Test
+  void overlapAllow_reachesTheSpec_andBadCombinationsAreRefusedByName() {
+    runner
+        .withBean("jobs", ConcurrentIngest.class)
+        .run(
+            ctx ->
+                assertThat(ctx.getBean(dev.kairos.Scheduler.class).job("ingest").orElseThrow())
+                    .extracting(j -> j.spec().overlap())
+                    .isEqualTo(dev.kairos.Overlap.allow(3)));
+    runner
+        .withBean("jobs", AllowWithoutCount.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("method 'run': overlap = ALLOW needs concurrentRuns"));
+    runner
+        .withBean("jobs", CountWithoutAllow.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasMessageContaining("concurrentRuns 3 is set, but overlap is FORBID"));
   }
 }
