@@ -66,6 +66,16 @@ import java.util.concurrent.locks.ReentrantLock;
  *       the store. The back-off's end is a deadline like the head's (the leader waits no longer; a
  *       worker leaving {@code take()} wakes a follower while one is pending and there is no
  *       leader), and {@code take()} then hands the free permits to the earliest waiting fires.
+ *   <li><b>Concurrent runs</b> ({@code Overlap.allow(n)}): once a run's start is written the worker
+ *       finishes the entry (queued for its next fire) and runs the handler as one of the entry's
+ *       <em>lanes</em> ({@link #startLane}, which moves the entry's permit to the lane). A worker
+ *       that finds n lanes going ({@link #lanesFull}) re-queues the fire with a fallback time and
+ *       marks the entry waiting for a lane; {@link #laneEnded} (under the lock) gives the permit
+ *       back and queues a waiting entry due at once, and {@link #finish} re-checks the lane count,
+ *       so a lane that ends while the fire's worker is still deciding is never missed.
+ *   <li>Backfill runs take a limit's permits too ({@link #takeBackfillPermit}): refused while the
+ *       permits are held or a regular fire waits; the refusal is remembered and the backfill runner
+ *       is signalled ({@link #onPermitFreed}) when a permit of the limit next becomes free.
  * </ul>
  *
  * <p>Invariants, all under the lock:
@@ -80,8 +90,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *       against that, so a load and a re-queue can never both leave a job out.
  *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
  *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries whose
- *       {@link Entry#permit} is it, at most its limit; its waiting heap is empty unless all its
- *       permits are held.
+ *       {@link Entry#permit} is it, the lanes and the backfill runs holding one of its permits, at
+ *       most its limit; its waiting heap is empty unless all its permits are held.
+ *   <li>{@code Entry.lanes} counts the entry's lanes going on this instance; {@code lanesRunning}
+ *       their sum, which {@link #running()} adds to the running entries.
  * </ul>
  */
 final class Dispatcher {
