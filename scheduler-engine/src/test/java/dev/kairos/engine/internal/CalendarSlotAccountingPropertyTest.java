@@ -46,7 +46,8 @@ class CalendarSlotAccountingPropertyTest {
         SlotAccountingPropertyTest.misfire(random, Duration.ofHours(1), Duration.ofHours(50))
             .threshold(Duration.ofMinutes(random.nextInt(0, 240)));
     Overlap overlap =
-        List.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip()).get(random.nextInt(3));
+        List.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip(), Overlap.allow(2))
+            .get(random.nextInt(4));
     BusinessCalendar calendar = BusinessCalendar.in(ZoneOffset.UTC).weekdays();
     for (int i = 0; i < 3; i++) {
       calendar = calendar.excluding(LocalDate.of(2026, 1, 5).plusDays(random.nextInt(0, 28)));

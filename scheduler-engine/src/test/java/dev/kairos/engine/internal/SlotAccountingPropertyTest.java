@@ -38,7 +38,8 @@ class SlotAccountingPropertyTest {
   private static void check(SplittableRandom random, String what) {
     Misfire misfire = misfire(random).threshold(Duration.ofMillis(random.nextInt(0, 400)));
     Overlap overlap =
-        List.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip()).get(random.nextInt(3));
+        List.of(Overlap.forbid(), Overlap.bufferOne(), Overlap.skip(), Overlap.allow(2))
+            .get(random.nextInt(4));
     Harness[] h = new Harness[1];
     InMemoryStore store = new InMemoryStore(100_000, true);
     h[0] =
