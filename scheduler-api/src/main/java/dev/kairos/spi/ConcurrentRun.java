@@ -78,6 +78,32 @@ public record ConcurrentRun(
   }
 
   /**
+   * The job as this start leaves it: the schedule state {@link #next()}, attempt 1, the fire as its
+   * last scheduled fire, the start as its last start, one more run, version {@code
+   * expectedVersion() + 1}; definition, last end, outcome, error and failure count as they were.
+   *
+   * @param r the job as stored at {@link #expectedVersion()}
+   * @return the job after the start
+   */
+  public JobRecord applyTo(JobRecord r) {
+    return new JobRecord(
+        r.spec(),
+        next.state(),
+        next.nextFireTime(),
+        next.dueTime(),
+        next.dueKind(),
+        1,
+        fire,
+        start,
+        r.lastEnd(),
+        r.lastOutcome(),
+        r.lastError(),
+        r.runCount() + 1,
+        r.failureCount(),
+        expectedVersion + 1);
+  }
+
+  /**
    * What {@link JobStore#startConcurrentRun} answers.
    *
    * @param outcome whether the run was recorded, or why not

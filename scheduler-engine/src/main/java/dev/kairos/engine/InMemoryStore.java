@@ -278,11 +278,7 @@ public final class InMemoryStore implements ClusterStore {
   }
 
   private void appendHistory(RunResult x) {
-    if (historyPerJob == 0) {
-      return;
-    }
-    Deque<RunRecord> runs = history.computeIfAbsent(x.key(), k -> new ArrayDeque<>());
-    runs.addFirst(
+    prepend(
         new RunRecord(
             x.key(),
             x.scheduledFireTime(),
@@ -294,19 +290,23 @@ public final class InMemoryStore implements ClusterStore {
             x.instance(),
             x.recovery(),
             x.missedFires()));
-    while (runs.size() > historyPerJob) {
-      runs.removeLast();
-    }
   }
 
   @Override
   public synchronized void recordSkipped(RunRecord skipped) {
     dev.kairos.spi.JobRules.checkRun(skipped);
-    if (historyPerJob == 0 || !jobs.containsKey(skipped.key())) {
+    if (jobs.containsKey(skipped.key())) {
+      prepend(skipped);
+    }
+  }
+
+  /** Adds a history entry, newest first, within the history's bound. Call holding the monitor. */
+  private void prepend(RunRecord run) {
+    if (historyPerJob == 0) {
       return;
     }
-    Deque<RunRecord> runs = history.computeIfAbsent(skipped.key(), k -> new ArrayDeque<>());
-    runs.addFirst(skipped);
+    Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
+    runs.addFirst(run);
     while (runs.size() > historyPerJob) {
       runs.removeLast();
     }
@@ -365,13 +365,7 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized boolean finishBackfill(RunRecord run, String instance) {
-    if (historyPerJob > 0) {
-      Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
-      runs.addFirst(run);
-      while (runs.size() > historyPerJob) {
-        runs.removeLast();
-      }
-    }
+    prepend(run);
     TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
     BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());
     if (b == null
@@ -419,23 +413,7 @@ public final class InMemoryStore implements ClusterStore {
             run.instance(),
             BackfillSlot.Kind.RUN));
     leases.remove(run.key());
-    dev.kairos.spi.ConcurrentRun.Next n = run.next();
-    JobRecord started =
-        new JobRecord(
-            r.spec(),
-            n.state(),
-            n.nextFireTime(),
-            n.dueTime(),
-            n.dueKind(),
-            1,
-            run.fire(),
-            run.start(),
-            r.lastEnd(),
-            r.lastOutcome(),
-            r.lastError(),
-            r.runCount() + 1,
-            r.failureCount(),
-            r.version() + 1);
+    JobRecord started = run.applyTo(r);
     put(started);
     return new ConcurrentRun.Answer(ConcurrentRun.Outcome.STARTED, Optional.of(started));
   }
@@ -446,13 +424,7 @@ public final class InMemoryStore implements ClusterStore {
     if (!jobs.containsKey(run.key())) {
       return false;
     }
-    if (historyPerJob > 0) {
-      Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
-      runs.addFirst(run);
-      while (runs.size() > historyPerJob) {
-        runs.removeLast();
-      }
-    }
+    prepend(run);
     TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
     BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());
     if (b == null

@@ -127,7 +127,7 @@ class MigrationsTest {
       return files
           .map(f -> f.getFileName().toString())
           .filter(n -> n.endsWith(".sql"))
-          .sorted()
+          .sorted(java.util.Comparator.comparingInt(Migrations::version)) // V10 after V9
           .toList();
     }
   }

@@ -733,26 +733,8 @@ public final class JdbcJobStore implements ClusterStore {
             return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.NOT_DUE);
           }
           backfill.addRun(h, run.key(), run.fire(), run.instance());
-          JobRecord r = row.get().record();
-          ConcurrentRun.Next n = run.next();
           return new ConcurrentRun.Answer(
-              ConcurrentRun.Outcome.STARTED,
-              Optional.of(
-                  new JobRecord(
-                      r.spec(),
-                      n.state(),
-                      n.nextFireTime(),
-                      n.dueTime(),
-                      n.dueKind(),
-                      1,
-                      run.fire(),
-                      run.start(),
-                      r.lastEnd(),
-                      r.lastOutcome(),
-                      r.lastError(),
-                      r.runCount() + 1,
-                      r.failureCount(),
-                      run.expectedVersion() + 1)));
+              ConcurrentRun.Outcome.STARTED, Optional.of(run.applyTo(row.get().record())));
         });
   }
 
