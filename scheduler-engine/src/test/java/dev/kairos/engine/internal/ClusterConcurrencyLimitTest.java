@@ -39,7 +39,7 @@ class ClusterConcurrencyLimitTest {
             Kairos.builder()
                 .store(store)
                 .instanceId(id)
-                .workers(4)
+                .workers(1) // one run per instance: two at once needs two instances
                 .clusterLease(Duration.ofSeconds(2))
                 .clusterPoll(Duration.ofMillis(20))
                 .maxConcurrent("h", 2)
