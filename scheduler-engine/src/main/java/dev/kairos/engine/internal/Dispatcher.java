@@ -1174,12 +1174,31 @@ final class Dispatcher {
     }
   }
 
-  /** Cluster mode: records the fire of the claim the worker won on a running entry. */
-  void claimed(Entry e, java.time.Instant fire) {
+  /**
+   * Cluster mode: records the fire of the claim the worker won on a running entry, and when ({@link
+   * System#nanoTime()}) that claim was sent to the store.
+   */
+  void claimed(Entry e, java.time.Instant fire, long issuedNanos) {
     lock.lock();
     try {
       e.retriedClaim = null;
+      if (!fire.equals(e.claimedFire)) { // a batch's claim is noted again when its run starts
+        e.claimedAtNanos = issuedNanos;
+      }
       e.claimedFire = fire;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Cluster mode: nanoseconds ({@link System#nanoTime()}) since the running entry's claim was won,
+   * which counts the time the process was stopped (a SIGSTOP, a long pause) too.
+   */
+  long claimAgeNanos(Entry e) {
+    lock.lock();
+    try {
+      return System.nanoTime() - e.claimedAtNanos;
     } finally {
       lock.unlock();
     }

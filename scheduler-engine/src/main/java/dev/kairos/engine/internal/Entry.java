@@ -94,6 +94,12 @@ final class Entry {
   java.time.Instant claimedFire;
 
   /**
+   * Cluster mode: when ({@link System#nanoTime()}) the claim on {@link #claimedFire} was sent to
+   * the store (its lease starts no earlier).
+   */
+  long claimedAtNanos;
+
+  /**
    * The batch whose start mark covers this entry at {@link #markedVersion}, or null (see {@link
    * Dispatcher#markBatch}); a mark of another version does not count.
    */

@@ -530,6 +530,7 @@ final class FireRunner {
     }
     if (cluster != null) {
       Optional<ClusterStore.Claimed> claimed = preclaimed;
+      long issued = System.nanoTime(); // before the claim: its lease starts later, never earlier
       if (claimed == null) {
         dev.kairos.ConcurrencyLimit limit = dispatcher.limitOf(taken).orElse(null);
         if (limit != null) { // claimed alone, against the limit's count in the store
@@ -549,7 +550,7 @@ final class FireRunner {
       r = claimed.get().record();
       recovery = claimed.get().recovery();
       Instant claimedFire = r.dueTime();
-      dispatcher.claimed(e, claimedFire);
+      dispatcher.claimed(e, claimedFire, issued);
       localStart = dispatcher.beginRun(e);
       if (localStart == null) {
         log.debug("job '{}': changed after its claim; fire {} not run", r.key(), fire.scheduled());
@@ -563,6 +564,9 @@ final class FireRunner {
       // that judges claims and leases (this instance's may be skewed).
       start = r.lastStart() != null ? r.lastStart() : localStart;
       fire = notAfter(r, tt, fire, start);
+      if (!claimStillHeld(e, r.key(), claimedFire)) {
+        return afterLostClaim(e, taken, fire);
+      }
     } else {
       start = dispatcher.beginRun(e);
       localStart = start;
@@ -1055,6 +1059,39 @@ final class FireRunner {
     return null;
   }
 
+  /**
+   * Cluster mode, just before the handler: true if the claim can still be this instance's. A claim
+   * won more than half a lease ago (the process was stopped or paused between the claim and the
+   * run: its lease may have lapsed and another instance may have recovered and run the fire) is
+   * verified by renewing it in the store, which succeeds only while the row's claim is still this
+   * instance's on this fire; if it is not, the fire is not run here.
+   */
+  private boolean claimStillHeld(Entry e, String key, Instant claimedFire) {
+    long age = dispatcher.claimAgeNanos(e);
+    if (age < config.cluster().lease().toNanos() / 2) {
+      return true;
+    }
+    boolean held =
+        retrying(
+                "verifying the claim of job '" + key + "'",
+                () ->
+                    cluster.renewClaims(
+                        config.instanceId(),
+                        java.util.Map.of(key, claimedFire),
+                        config.cluster().lease()))
+            .map(n -> n == 1)
+            .orElse(false);
+    if (!held) {
+      log.warn(
+          "job '{}': fire {} not run here: its claim was won {} ms ago, longer than half a lease"
+              + " (this process was paused), and is no longer this instance's",
+          key,
+          claimedFire,
+          age / 1_000_000);
+    }
+    return held;
+  }
+
   /** Tells the listeners that another instance has the fire (not while closing: see below). */
   private void claimLost(JobRecord taken, Fire fire) {
     if (!closing.getAsBoolean()) { // closing, an empty claim may be a store call given up
@@ -1169,6 +1206,7 @@ final class FireRunner {
       records.add(o.record);
     }
     List<Optional<ClusterStore.Claimed>> answers;
+    long issued = System.nanoTime();
     try {
       answers =
           records.size() == 1
@@ -1185,7 +1223,7 @@ final class FireRunner {
     for (int i = 0; i < claiming.size(); i++) {
       Entry o = claiming.get(i);
       Optional<ClusterStore.Claimed> answer = answers.get(i + 1);
-      answer.ifPresent(c -> dispatcher.claimed(o, c.record().dueTime())); // renewed from now on
+      answer.ifPresent(c -> dispatcher.claimed(o, c.record().dueTime(), issued)); // renewed now
       Decision d = decisions.get(i);
       o.ready = new ReadyRun(o.record, d.tt(), d.fire(), answer);
     }
