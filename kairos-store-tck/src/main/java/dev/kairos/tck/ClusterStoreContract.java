@@ -5,11 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.ClusterStore.Claimed;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.ScheduleState;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -105,20 +107,17 @@ public abstract class ClusterStoreContract {
     Instant fire = claimed.dueTime();
     Instant next = fire.plusSeconds(60);
     return new RunResult(
-        claimed.key(),
+        new RunRecord(
+            claimed.key(),
+            fire,
+            fire.plusMillis(5),
+            fire.plusMillis(25),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            instance),
         claimed.version(),
-        fire,
-        1,
-        fire.plusMillis(5),
-        fire.plusMillis(25),
-        RunOutcome.SUCCESS,
-        null,
-        instance,
-        JobState.SCHEDULED,
-        next,
-        next,
-        FireKind.TIMETABLE,
-        1);
+        new ScheduleState(JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1));
   }
 
   private static void awaitStoreClockPast(ClusterStore s, Instant t) {

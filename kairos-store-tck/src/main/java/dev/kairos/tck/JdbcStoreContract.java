@@ -16,6 +16,7 @@ import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.Upsert;
 import java.io.IOException;
 import java.io.InputStream;
@@ -462,23 +463,20 @@ public abstract class JdbcStoreContract extends JobStoreContract {
       RunResult ok = success(r);
       s.runFinished(
           new RunResult(
-              ok.key(),
+              new RunRecord(
+                  ok.key(),
+                  ok.scheduledFireTime(),
+                  ok.start(),
+                  ok.end(),
+                  RunOutcome.SUCCESS,
+                  null,
+                  1,
+                  ok.instance(),
+                  true,
+                  2),
               ok.expectedVersion(),
-              ok.scheduledFireTime(),
-              1,
-              ok.start(),
-              ok.end(),
-              RunOutcome.SUCCESS,
-              null,
-              ok.instance(),
-              ok.state(),
-              ok.nextFireTime(),
-              ok.dueTime(),
-              ok.dueKind(),
-              1,
-              null,
-              true,
-              2));
+              new ScheduleState(ok.state(), ok.nextFireTime(), ok.dueTime(), ok.dueKind(), 1),
+              null));
 
       assertThat(s.history("a", 10))
           .containsExactly(
@@ -675,20 +673,14 @@ public abstract class JdbcStoreContract extends JobStoreContract {
       JobRecord shortOne = s.find("short").orElseThrow();
       s.runFinished(
           new RunResult(
-              "short",
+              new RunRecord("short", T0, T0, T0.plusMillis(5), RunOutcome.SUCCESS, null, 1, "i"),
               shortOne.version(),
-              T0,
-              1,
-              T0,
-              T0.plusMillis(5),
-              RunOutcome.SUCCESS,
-              null,
-              "i",
-              JobState.SCHEDULED,
-              T0.plusSeconds(3600),
-              T0.plusSeconds(3600),
-              FireKind.TIMETABLE,
-              1));
+              new ScheduleState(
+                  JobState.SCHEDULED,
+                  T0.plusSeconds(3600),
+                  T0.plusSeconds(3600),
+                  FireKind.TIMETABLE,
+                  1)));
 
       assertThat(s.find("long").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
       org.awaitility.Awaitility.await()

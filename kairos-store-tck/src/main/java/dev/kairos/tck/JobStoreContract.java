@@ -26,6 +26,8 @@ import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.RunStats;
+import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.StartMark;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
@@ -125,20 +127,17 @@ public abstract class JobStoreContract {
     Instant fire = r.dueTime();
     Instant next = fire.plusSeconds(60);
     return new RunResult(
-        r.key(),
+        new RunRecord(
+            r.key(),
+            fire,
+            fire.plusMillis(5),
+            fire.plusMillis(25),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            "node-1"),
         r.version(),
-        fire,
-        1,
-        fire.plusMillis(5),
-        fire.plusMillis(25),
-        RunOutcome.SUCCESS,
-        null,
-        "node-1",
-        JobState.SCHEDULED,
-        next,
-        next,
-        FireKind.TIMETABLE,
-        1);
+        new ScheduleState(JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1));
   }
 
   /**
@@ -151,20 +150,18 @@ public abstract class JobStoreContract {
   public static RunResult failure(JobRecord r, String error) {
     RunResult s = success(r);
     return new RunResult(
-        s.key(),
+        new RunRecord(
+            s.key(),
+            s.scheduledFireTime(),
+            s.start(),
+            s.end(),
+            RunOutcome.FAILURE,
+            error,
+            s.attempt(),
+            s.instance()),
         s.expectedVersion(),
-        s.scheduledFireTime(),
-        s.attempt(),
-        s.start(),
-        s.end(),
-        RunOutcome.FAILURE,
-        error,
-        s.instance(),
-        JobState.SCHEDULED,
-        s.nextFireTime(),
-        s.nextFireTime(),
-        FireKind.RETRY,
-        2);
+        new ScheduleState(
+            JobState.SCHEDULED, s.nextFireTime(), s.nextFireTime(), FireKind.RETRY, 2));
   }
 
   private JobRecord stored(String key) {
@@ -214,18 +211,20 @@ public abstract class JobStoreContract {
     JobRecord expected =
         new JobRecord(
             changed,
-            JobState.SCHEDULED,
-            T0.plusSeconds(7200),
-            T0.plusSeconds(7200),
-            FireKind.TIMETABLE,
-            1,
-            ran.lastScheduledFireTime(),
-            ran.lastStart(),
-            ran.lastEnd(),
-            ran.lastOutcome(),
-            ran.lastError(),
-            1,
-            0,
+            new ScheduleState(
+                JobState.SCHEDULED,
+                T0.plusSeconds(7200),
+                T0.plusSeconds(7200),
+                FireKind.TIMETABLE,
+                1),
+            new RunStats(
+                ran.lastScheduledFireTime(),
+                ran.lastStart(),
+                ran.lastEnd(),
+                ran.lastOutcome(),
+                ran.lastError(),
+                1,
+                0),
             ran.version() + 1);
     assertThat(u.record()).isEqualTo(expected);
     assertThat(stored("a")).isEqualTo(expected);
@@ -530,18 +529,9 @@ public abstract class JobStoreContract {
     JobRecord expected =
         new JobRecord(
             r.spec(),
-            JobState.SCHEDULED,
-            x.nextFireTime(),
-            x.dueTime(),
-            FireKind.TIMETABLE,
-            1,
-            x.scheduledFireTime(),
-            x.start(),
-            x.end(),
-            RunOutcome.SUCCESS,
-            null,
-            1,
-            0,
+            new ScheduleState(
+                JobState.SCHEDULED, x.nextFireTime(), x.dueTime(), FireKind.TIMETABLE, 1),
+            new RunStats(x.scheduledFireTime(), x.start(), x.end(), RunOutcome.SUCCESS, null, 1, 0),
             r.version() + 1);
     assertThat(after).isEqualTo(expected);
     assertThat(stored("a")).isEqualTo(expected);
@@ -710,20 +700,17 @@ public abstract class JobStoreContract {
   private static RunResult completed(JobRecord r) {
     RunResult s = success(r);
     return new RunResult(
-        s.key(),
+        new RunRecord(
+            s.key(),
+            s.scheduledFireTime(),
+            s.start(),
+            s.end(),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            s.instance()),
         s.expectedVersion(),
-        s.scheduledFireTime(),
-        1,
-        s.start(),
-        s.end(),
-        RunOutcome.SUCCESS,
-        null,
-        s.instance(),
-        JobState.COMPLETE,
-        null,
-        null,
-        FireKind.TIMETABLE,
-        1);
+        new ScheduleState(JobState.COMPLETE, null, null, FireKind.TIMETABLE, 1));
   }
 
   // ---- history -------------------------------------------------------------------------------
@@ -789,23 +776,21 @@ public abstract class JobStoreContract {
     RunResult s = success(r);
     RunResult marked =
         new RunResult(
-            s.key(),
+            new RunRecord(
+                s.key(),
+                s.scheduledFireTime(),
+                s.start(),
+                s.end(),
+                s.outcome(),
+                null,
+                s.attempt(),
+                s.instance(),
+                true,
+                3),
             s.expectedVersion(),
-            s.scheduledFireTime(),
-            s.attempt(),
-            s.start(),
-            s.end(),
-            s.outcome(),
-            null,
-            s.instance(),
-            s.state(),
-            s.nextFireTime(),
-            s.dueTime(),
-            s.dueKind(),
-            s.nextAttempt(),
-            null,
-            true,
-            3);
+            new ScheduleState(
+                s.state(), s.nextFireTime(), s.dueTime(), s.dueKind(), s.nextAttempt()),
+            null);
     r = store.runFinished(marked).orElseThrow();
     store.runFinished(success(r));
 
@@ -1103,20 +1088,9 @@ public abstract class JobStoreContract {
     JobRecord r = store.upsert(JobRecord.fresh(spec("job").at(t).startAt(t), t)).record();
     RunResult x =
         new RunResult(
-            "job",
+            new RunRecord("job", t, t, t, RunOutcome.SUCCESS, null, 1, "i"),
             r.version(),
-            t,
-            1,
-            t,
-            t,
-            RunOutcome.SUCCESS,
-            null,
-            "i",
-            JobState.SCHEDULED,
-            t,
-            t,
-            FireKind.TIMETABLE,
-            1);
+            new ScheduleState(JobState.SCHEDULED, t, t, FireKind.TIMETABLE, 1));
     store.runFinished(x);
 
     JobRecord s = stored("job");

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.jdbc.internal.JdbcJobStore;
 import dev.kairos.spi.ClusterStore;
@@ -14,6 +15,7 @@ import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
@@ -62,20 +64,17 @@ abstract class BulkStoreContract {
     Instant fire = r.dueTime();
     Instant next = fire.plusSeconds(60);
     return new RunResult(
-        r.key(),
+        new RunRecord(
+            r.key(),
+            fire,
+            fire.plusMillis(5),
+            fire.plusMillis(25),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            "node-1"),
         r.version(),
-        fire,
-        1,
-        fire.plusMillis(5),
-        fire.plusMillis(25),
-        RunOutcome.SUCCESS,
-        null,
-        "node-1",
-        JobState.SCHEDULED,
-        next,
-        next,
-        FireKind.TIMETABLE,
-        1);
+        new ScheduleState(JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1));
   }
 
   /** Jobs "same" and "changed" stored and run once; "changed" then paused. */

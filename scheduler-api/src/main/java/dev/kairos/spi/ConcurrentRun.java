@@ -88,18 +88,8 @@ public record ConcurrentRun(
   public JobRecord applyTo(JobRecord r) {
     return new JobRecord(
         r.spec(),
-        next.state(),
-        next.nextFireTime(),
-        next.dueTime(),
-        next.dueKind(),
-        1,
-        fire,
-        start,
-        r.lastEnd(),
-        r.lastOutcome(),
-        r.lastError(),
-        r.runCount() + 1,
-        r.failureCount(),
+        new ScheduleState(next.state(), next.nextFireTime(), next.dueTime(), next.dueKind(), 1),
+        r.stats().started(fire, start),
         expectedVersion + 1);
   }
 

@@ -7,43 +7,27 @@ import dev.kairos.RunOutcome;
 import java.time.Instant;
 
 /**
- * A job as a store holds it: the definition, the schedule state the engine works from, and the run
- * statistics.
+ * A job as a store holds it, in three named parts: the definition, the schedule state the engine
+ * works from, and the run statistics; and a version.
  *
  * @param spec the definition
- * @param state life-cycle state; {@code RUNNING} is set by {@link JobStore#runStarted} and cleared
- *     by {@link JobStore#runFinished}, so a row left {@code RUNNING} after a crash marks a fire to
- *     recover
- * @param nextFireTime scheduled time of the next timetable fire; null when complete
- * @param dueTime when the job's next run is due; null when it must not fire (paused, complete).
- *     Stores index it: the engine loads jobs by (due time, key)
- * @param dueKind why the next run is due
- * @param attempt the attempt number of the next run (1, or more for a retry)
- * @param lastScheduledFireTime scheduled time of the last fire that ran
- * @param lastStart start of the last run
- * @param lastEnd end of the last run
- * @param lastOutcome outcome of the last run
- * @param lastError message of the last failure, trimmed by the store
- * @param runCount runs so far
- * @param failureCount failed runs so far
+ * @param schedule the schedule state: state, next fire, due time and kind, attempt
+ * @param stats the run statistics: last run and counts
  * @param version incremented by every change of definition or schedule state (not by statistics);
  *     conditional updates compare it
  */
-public record JobRecord(
-    JobSpec spec,
-    JobState state,
-    Instant nextFireTime,
-    Instant dueTime,
-    FireKind dueKind,
-    int attempt,
-    Instant lastScheduledFireTime,
-    Instant lastStart,
-    Instant lastEnd,
-    RunOutcome lastOutcome,
-    String lastError,
-    long runCount,
-    long failureCount,
-    long version) {
+public record JobRecord(JobSpec spec, ScheduleState schedule, RunStats stats, long version) {
+
+  /**
+   * Checks that every part is present.
+   *
+   * @throws NullPointerException naming a missing part
+   */
+  public JobRecord {
+    java.util.Objects.requireNonNull(spec, "spec");
+    java.util.Objects.requireNonNull(schedule, "schedule");
+    java.util.Objects.requireNonNull(stats, "stats");
+  }
 
   /**
    * A new job, never run, due at {@code first} (null: never).
@@ -53,21 +37,7 @@ public record JobRecord(
    * @return the record: SCHEDULED (COMPLETE if {@code first} is null), no statistics
    */
   public static JobRecord fresh(JobSpec spec, Instant first) {
-    return new JobRecord(
-        spec,
-        first == null ? JobState.COMPLETE : JobState.SCHEDULED,
-        first,
-        first,
-        FireKind.TIMETABLE,
-        1,
-        null,
-        null,
-        null,
-        null,
-        null,
-        0,
-        0,
-        0);
+    return new JobRecord(spec, ScheduleState.first(first), RunStats.NONE, 0);
   }
 
   private static final java.util.concurrent.atomic.AtomicLong LAST_FIRST_VERSION =
@@ -102,7 +72,7 @@ public record JobRecord(
    * @return the due time and key of this record
    */
   public WindowCursor cursor() {
-    return new WindowCursor(dueTime, key());
+    return new WindowCursor(dueTime(), key());
   }
 
   /**
@@ -112,21 +82,7 @@ public record JobRecord(
    * @return a copy with that definition
    */
   public JobRecord withSpec(JobSpec s) {
-    return new JobRecord(
-        s,
-        state,
-        nextFireTime,
-        dueTime,
-        dueKind,
-        attempt,
-        lastScheduledFireTime,
-        lastStart,
-        lastEnd,
-        lastOutcome,
-        lastError,
-        runCount,
-        failureCount,
-        version);
+    return new JobRecord(s, schedule, stats, version);
   }
 
   /**
@@ -141,38 +97,19 @@ public record JobRecord(
    */
   public JobRecord withSchedule(
       JobState newState, Instant next, Instant due, FireKind kind, int newAttempt) {
-    return new JobRecord(
-        spec,
-        newState,
-        next,
-        due,
-        kind,
-        newAttempt,
-        lastScheduledFireTime,
-        lastStart,
-        lastEnd,
-        lastOutcome,
-        lastError,
-        runCount,
-        failureCount,
-        version);
+    return withSchedule(new ScheduleState(newState, next, due, kind, newAttempt));
   }
 
   /**
    * This record with a one-off run requested ({@code triggerNow}): due at {@code at} as a trigger,
    * first attempt, the timetable's next fire kept; a RUNNING record becomes SCHEDULED, any other
-   * state (PAUSED included) is kept. The one place that writes this change.
+   * state (PAUSED included) is kept ({@link ScheduleState#triggered}).
    *
    * @param at when the triggered run is due
    * @return a copy with the trigger
    */
   public JobRecord triggered(Instant at) {
-    return withSchedule(
-        state == JobState.RUNNING ? JobState.SCHEDULED : state,
-        nextFireTime,
-        at,
-        FireKind.TRIGGER,
-        1);
+    return withSchedule(schedule.triggered(at));
   }
 
   /**
@@ -182,21 +119,135 @@ public record JobRecord(
    * @return a copy with that version
    */
   public JobRecord withVersion(long v) {
-    return new JobRecord(
-        spec,
-        state,
-        nextFireTime,
-        dueTime,
-        dueKind,
-        attempt,
-        lastScheduledFireTime,
-        lastStart,
-        lastEnd,
-        lastOutcome,
-        lastError,
-        runCount,
-        failureCount,
-        v);
+    return new JobRecord(spec, schedule, stats, v);
+  }
+
+  /**
+   * This record with another schedule state; statistics and version kept.
+   *
+   * @param s the schedule state
+   * @return a copy with that schedule state
+   */
+  public JobRecord withSchedule(ScheduleState s) {
+    return new JobRecord(spec, s, stats, version);
+  }
+
+  /**
+   * This record with other run statistics; definition, schedule state and version kept.
+   *
+   * @param s the statistics
+   * @return a copy with those statistics
+   */
+  public JobRecord withStats(RunStats s) {
+    return new JobRecord(spec, schedule, s, version);
+  }
+
+  /**
+   * Life-cycle state (see {@link ScheduleState#state()}).
+   *
+   * @return the state
+   */
+  public JobState state() {
+    return schedule.state();
+  }
+
+  /**
+   * Scheduled time of the next timetable fire; null when complete.
+   *
+   * @return the next fire, or null
+   */
+  public Instant nextFireTime() {
+    return schedule.nextFireTime();
+  }
+
+  /**
+   * When the job's next run is due; null when it must not fire.
+   *
+   * @return the due time, or null
+   */
+  public Instant dueTime() {
+    return schedule.dueTime();
+  }
+
+  /**
+   * Why the next run is due.
+   *
+   * @return the kind
+   */
+  public FireKind dueKind() {
+    return schedule.dueKind();
+  }
+
+  /**
+   * The attempt number of the next run.
+   *
+   * @return 1, or more for a retry
+   */
+  public int attempt() {
+    return schedule.attempt();
+  }
+
+  /**
+   * Scheduled time of the last fire that ran.
+   *
+   * @return the fire, or null
+   */
+  public Instant lastScheduledFireTime() {
+    return stats.lastScheduledFireTime();
+  }
+
+  /**
+   * Start of the last run.
+   *
+   * @return the start, or null
+   */
+  public Instant lastStart() {
+    return stats.lastStart();
+  }
+
+  /**
+   * End of the last run.
+   *
+   * @return the end, or null
+   */
+  public Instant lastEnd() {
+    return stats.lastEnd();
+  }
+
+  /**
+   * Outcome of the last run.
+   *
+   * @return the outcome, or null
+   */
+  public RunOutcome lastOutcome() {
+    return stats.lastOutcome();
+  }
+
+  /**
+   * Message of the last failure.
+   *
+   * @return the message, or null
+   */
+  public String lastError() {
+    return stats.lastError();
+  }
+
+  /**
+   * Runs so far.
+   *
+   * @return the count
+   */
+  public long runCount() {
+    return stats.runCount();
+  }
+
+  /**
+   * Failed runs so far.
+   *
+   * @return the count
+   */
+  public long failureCount() {
+    return stats.failureCount();
   }
 
   /**
@@ -207,14 +258,14 @@ public record JobRecord(
   public JobInfo toInfo() {
     return new JobInfo(
         spec,
-        state,
-        nextFireTime,
-        lastScheduledFireTime,
-        lastStart,
-        lastEnd,
-        lastOutcome,
-        lastError,
-        runCount,
-        failureCount);
+        state(),
+        nextFireTime(),
+        lastScheduledFireTime(),
+        lastStart(),
+        lastEnd(),
+        lastOutcome(),
+        lastError(),
+        runCount(),
+        failureCount());
   }
 }

@@ -3,183 +3,181 @@ package dev.kairos.spi;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import java.time.Instant;
 
 /**
- * The write-back after one run: what happened, and the job's schedule state from now on.
+ * The write-back after one run, in named parts: what happened (the history row) and the job's
+ * schedule state from now on.
  *
- * @param key the job
+ * @param run the run as history keeps it: job, fire, attempt, start, end, outcome, error, instance,
+ *     recovery flag, missed fires
  * @param expectedVersion the version the run was taken at; the new schedule state is applied only
  *     if the stored version still equals it (a change made during the run wins)
- * @param scheduledFireTime the fire that ran
- * @param attempt its attempt number
- * @param start start of the run
- * @param end end of the run
- * @param outcome how it ended
- * @param error failure message, or null
- * @param instance id of the instance that ran it
- * @param state new state: SCHEDULED or COMPLETE
- * @param nextFireTime new next timetable fire, or null
- * @param dueTime new due time, or null
- * @param dueKind why it is due
- * @param nextAttempt attempt number of the next run
+ * @param next the job's schedule state from now on: SCHEDULED or COMPLETE, next fire, due time and
+ *     kind, attempt of the next run
  * @param spec the definition the run was taken with, or null if unknown; a stale write-back moves a
  *     change's timetable past the fire that ran only if the definition is still this one
- * @param recovery true if the run repeated a fire whose earlier run was cut off (kept in history)
- * @param missedFires how many missed fires the run stood for, not negative (kept in history)
  */
-public record RunResult(
-    String key,
-    long expectedVersion,
-    Instant scheduledFireTime,
-    int attempt,
-    Instant start,
-    Instant end,
-    RunOutcome outcome,
-    String error,
-    String instance,
-    JobState state,
-    Instant nextFireTime,
-    Instant dueTime,
-    FireKind dueKind,
-    int nextAttempt,
-    JobSpec spec,
-    boolean recovery,
-    int missedFires) {
+public record RunResult(RunRecord run, long expectedVersion, ScheduleState next, JobSpec spec) {
 
   /**
-   * Refuses a negative missed-fire count, naming the job.
+   * Checks that the run and the schedule state are present and the missed-fire count is not
+   * negative.
    *
-   * @param key the job
-   * @param expectedVersion the version the run was taken at; the new state applies only if the
-   *     stored version still equals it
-   * @param scheduledFireTime the fire that ran
-   * @param attempt its attempt number, from 1
-   * @param start start of the run
-   * @param end end of the run
-   * @param outcome how it ended
-   * @param error failure message, or null
-   * @param instance id of the instance that ran it
-   * @param state new state: SCHEDULED or COMPLETE
-   * @param nextFireTime new next timetable fire, or null
-   * @param dueTime new due time, or null
-   * @param dueKind why it is due
-   * @param nextAttempt attempt number of the next run
-   * @param spec the definition the run was taken with, or null if unknown
-   * @param recovery true if the run repeated a fire whose earlier run was cut off
-   * @param missedFires how many missed fires the run stood for, not negative
-   * @throws IllegalArgumentException if {@code missedFires} is negative
+   * @throws NullPointerException naming a missing part
+   * @throws IllegalArgumentException if the run's missed-fire count is negative, naming the job
    */
   public RunResult {
-    JobRules.checkMissedFires(key, missedFires);
-  }
-
-  /**
-   * A result that was no recovery and stood for no missed fire.
-   *
-   * @param key the job
-   * @param expectedVersion the version the run was taken at; the new state applies only if the
-   *     stored version still equals it
-   * @param scheduledFireTime the fire that ran
-   * @param attempt its attempt number, from 1
-   * @param start start of the run
-   * @param end end of the run
-   * @param outcome how it ended
-   * @param error failure message, or null
-   * @param instance id of the instance that ran it
-   * @param state new state: SCHEDULED or COMPLETE
-   * @param nextFireTime new next timetable fire, or null
-   * @param dueTime new due time, or null
-   * @param dueKind why it is due
-   * @param nextAttempt attempt number of the next run
-   * @param spec the definition the run was taken with, or null if unknown
-   */
-  public RunResult(
-      String key,
-      long expectedVersion,
-      Instant scheduledFireTime,
-      int attempt,
-      Instant start,
-      Instant end,
-      RunOutcome outcome,
-      String error,
-      String instance,
-      JobState state,
-      Instant nextFireTime,
-      Instant dueTime,
-      FireKind dueKind,
-      int nextAttempt,
-      JobSpec spec) {
-    this(
-        key,
-        expectedVersion,
-        scheduledFireTime,
-        attempt,
-        start,
-        end,
-        outcome,
-        error,
-        instance,
-        state,
-        nextFireTime,
-        dueTime,
-        dueKind,
-        nextAttempt,
-        spec,
-        false,
-        0);
+    java.util.Objects.requireNonNull(run, "run");
+    java.util.Objects.requireNonNull(next, "next");
+    JobRules.checkMissedFires(run.key(), run.missedFires());
   }
 
   /**
    * A result without the definition it was taken with (treated as unchanged).
    *
-   * @param key the job
-   * @param expectedVersion the version the run was taken at; the new state applies only if the
-   *     stored version still equals it
-   * @param scheduledFireTime the fire that ran
-   * @param attempt its attempt number, from 1
-   * @param start start of the run
-   * @param end end of the run
-   * @param outcome how it ended
-   * @param error failure message, or null
-   * @param instance id of the instance that ran it
-   * @param state new state: SCHEDULED or COMPLETE
-   * @param nextFireTime new next timetable fire, or null
-   * @param dueTime new due time, or null
-   * @param dueKind why it is due
-   * @param nextAttempt attempt number of the next run
+   * @param run the run as history keeps it
+   * @param expectedVersion the version the run was taken at
+   * @param next the job's schedule state from now on
    */
-  public RunResult(
-      String key,
-      long expectedVersion,
-      Instant scheduledFireTime,
-      int attempt,
-      Instant start,
-      Instant end,
-      RunOutcome outcome,
-      String error,
-      String instance,
-      JobState state,
-      Instant nextFireTime,
-      Instant dueTime,
-      FireKind dueKind,
-      int nextAttempt) {
-    this(
-        key,
-        expectedVersion,
-        scheduledFireTime,
-        attempt,
-        start,
-        end,
-        outcome,
-        error,
-        instance,
-        state,
-        nextFireTime,
-        dueTime,
-        dueKind,
-        nextAttempt,
-        null);
+  public RunResult(RunRecord run, long expectedVersion, ScheduleState next) {
+    this(run, expectedVersion, next, null);
+  }
+
+  /**
+   * The job.
+   *
+   * @return its key
+   */
+  public String key() {
+    return run.key();
+  }
+
+  /**
+   * The fire that ran.
+   *
+   * @return its scheduled time
+   */
+  public Instant scheduledFireTime() {
+    return run.scheduledFireTime();
+  }
+
+  /**
+   * The attempt number of the run.
+   *
+   * @return from 1
+   */
+  public int attempt() {
+    return run.attempt();
+  }
+
+  /**
+   * Start of the run.
+   *
+   * @return the start
+   */
+  public Instant start() {
+    return run.start();
+  }
+
+  /**
+   * End of the run.
+   *
+   * @return the end
+   */
+  public Instant end() {
+    return run.end();
+  }
+
+  /**
+   * How the run ended.
+   *
+   * @return the outcome
+   */
+  public RunOutcome outcome() {
+    return run.outcome();
+  }
+
+  /**
+   * The failure message.
+   *
+   * @return the message, or null
+   */
+  public String error() {
+    return run.error();
+  }
+
+  /**
+   * The instance that ran it.
+   *
+   * @return its id
+   */
+  public String instance() {
+    return run.instance();
+  }
+
+  /**
+   * Whether the run repeated a fire whose earlier run was cut off.
+   *
+   * @return the recovery flag
+   */
+  public boolean recovery() {
+    return run.recovery();
+  }
+
+  /**
+   * How many missed fires the run stood for.
+   *
+   * @return not negative
+   */
+  public int missedFires() {
+    return run.missedFires();
+  }
+
+  /**
+   * The new state: SCHEDULED or COMPLETE.
+   *
+   * @return the state
+   */
+  public JobState state() {
+    return next.state();
+  }
+
+  /**
+   * The new next timetable fire.
+   *
+   * @return the fire, or null
+   */
+  public Instant nextFireTime() {
+    return next.nextFireTime();
+  }
+
+  /**
+   * The new due time.
+   *
+   * @return the due time, or null
+   */
+  public Instant dueTime() {
+    return next.dueTime();
+  }
+
+  /**
+   * Why the job is next due.
+   *
+   * @return the kind
+   */
+  public FireKind dueKind() {
+    return next.dueKind();
+  }
+
+  /**
+   * The attempt number of the next run.
+   *
+   * @return from 1
+   */
+  public int nextAttempt() {
+    return next.attempt();
   }
 
   /**
@@ -207,27 +205,14 @@ public record RunResult(
    * @return the record to store
    */
   public JobRecord applyTo(JobRecord stored, boolean leasedToAnother) {
-    JobRecord r = stored;
-    boolean failed = outcome != RunOutcome.SUCCESS;
-    JobRecord schedule = r.version() == expectedVersion ? null : merged(r, leasedToAnother);
-    boolean current = schedule == null;
-    boolean moved = !current && movedOn(r, schedule);
-    JobRecord s = current ? r : schedule;
+    JobRecord merged = stored.version() == expectedVersion ? null : merged(stored, leasedToAnother);
+    boolean current = merged == null;
+    boolean moved = !current && movedOn(stored, merged);
     return new JobRecord(
-        r.spec(),
-        current ? state : s.state(),
-        current ? nextFireTime : s.nextFireTime(),
-        current ? dueTime : s.dueTime(),
-        current ? dueKind : s.dueKind(),
-        current ? nextAttempt : s.attempt(),
-        scheduledFireTime,
-        start,
-        end,
-        outcome,
-        failed ? error : null,
-        r.runCount() + 1,
-        r.failureCount() + (failed ? 1 : 0),
-        current || moved ? r.version() + 1 : r.version());
+        stored.spec(),
+        current ? next : merged.schedule(),
+        stored.stats().ended(scheduledFireTime(), start(), end(), outcome(), error()),
+        current || moved ? stored.version() + 1 : stored.version());
   }
 
   /** True if {@code after} changes {@code before}'s schedule beyond releasing RUNNING. */
@@ -250,22 +235,23 @@ public record RunResult(
     Instant due = r.dueTime();
     FireKind kind = r.dueKind();
     int att = r.attempt();
+    Instant fired = scheduledFireTime();
     boolean stale =
         next != null
-            && scheduledFireTime != null
-            && !next.isAfter(scheduledFireTime)
-            && !next.equals(nextFireTime)
+            && fired != null
+            && !next.isAfter(fired)
+            && !next.equals(nextFireTime())
             && !leasedToAnother
             && (spec == null || spec.equals(r.spec()));
     if (stale) {
       boolean onTimetable = kind == FireKind.TIMETABLE && s == JobState.SCHEDULED;
-      next = nextFireTime;
+      next = nextFireTime();
       if (onTimetable) {
         // As if no change had happened: this result's whole schedule state (a retry included).
-        s = state;
-        due = dueTime;
-        kind = dueKind;
-        att = nextAttempt;
+        s = state();
+        due = dueTime();
+        kind = dueKind();
+        att = nextAttempt();
       } else if (next == null && s == JobState.PAUSED) {
         s = JobState.COMPLETE; // nothing left to resume
       }

@@ -122,21 +122,7 @@ public final class InMemoryStore implements ClusterStore {
       return new Upsert(old, Upsert.Change.UNCHANGED);
     }
     JobRecord updated =
-        new JobRecord(
-            fresh.spec(),
-            fresh.state(),
-            fresh.nextFireTime(),
-            fresh.dueTime(),
-            fresh.dueKind(),
-            fresh.attempt(),
-            old.lastScheduledFireTime(),
-            old.lastStart(),
-            old.lastEnd(),
-            old.lastOutcome(),
-            old.lastError(),
-            old.runCount(),
-            old.failureCount(),
-            old.version() + 1);
+        new JobRecord(fresh.spec(), fresh.schedule(), old.stats(), old.version() + 1);
     put(updated);
     return new Upsert(updated, Upsert.Change.UPDATED);
   }
@@ -158,21 +144,7 @@ public final class InMemoryStore implements ClusterStore {
       return Optional.empty();
     }
     JobRecord r =
-        new JobRecord(
-            updated.spec(),
-            updated.state(),
-            updated.nextFireTime(),
-            updated.dueTime(),
-            updated.dueKind(),
-            updated.attempt(),
-            old.lastScheduledFireTime(),
-            old.lastStart(),
-            old.lastEnd(),
-            old.lastOutcome(),
-            old.lastError(),
-            old.runCount(),
-            old.failureCount(),
-            expectedVersion + 1);
+        new JobRecord(updated.spec(), updated.schedule(), old.stats(), expectedVersion + 1);
     put(r);
     return Optional.of(r);
   }
@@ -237,22 +209,7 @@ public final class InMemoryStore implements ClusterStore {
     JobState s = r.state() == JobState.SCHEDULED ? JobState.RUNNING : r.state();
     // The due time does not change: the index stays as it is. Not a change for the feed either.
     jobs.put(
-        key,
-        new JobRecord(
-            r.spec(),
-            s,
-            r.nextFireTime(),
-            r.dueTime(),
-            r.dueKind(),
-            r.attempt(),
-            r.lastScheduledFireTime(),
-            start,
-            r.lastEnd(),
-            r.lastOutcome(),
-            r.lastError(),
-            r.runCount(),
-            r.failureCount(),
-            r.version()));
+        key, r.withSchedule(r.schedule().withState(s)).withStats(r.stats().withLastStart(start)));
   }
 
   @Override
@@ -278,18 +235,7 @@ public final class InMemoryStore implements ClusterStore {
   }
 
   private void appendHistory(RunResult x) {
-    prepend(
-        new RunRecord(
-            x.key(),
-            x.scheduledFireTime(),
-            x.start(),
-            x.end(),
-            x.outcome(),
-            x.error(),
-            x.attempt(),
-            x.instance(),
-            x.recovery(),
-            x.missedFires()));
+    prepend(x.run());
   }
 
   @Override
@@ -596,20 +542,7 @@ public final class InMemoryStore implements ClusterStore {
     JobState s = r.state() == JobState.PAUSED ? JobState.PAUSED : JobState.RUNNING;
     JobRecord claimed =
         new JobRecord(
-            r.spec(),
-            s,
-            r.nextFireTime(),
-            r.dueTime(),
-            r.dueKind(),
-            r.attempt(),
-            r.lastScheduledFireTime(),
-            now,
-            r.lastEnd(),
-            r.lastOutcome(),
-            r.lastError(),
-            r.runCount(),
-            r.failureCount(),
-            r.version() + 1);
+            r.spec(), r.schedule().withState(s), r.stats().withLastStart(now), r.version() + 1);
     put(claimed);
     leases.put(r.key(), new Lease(instance, now.plus(lease), r.dueTime()));
     return Optional.of(new Claimed(claimed, recovery));

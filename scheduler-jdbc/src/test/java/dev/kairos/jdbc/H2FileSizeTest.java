@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunOutcome;
+import dev.kairos.RunRecord;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.ScheduleState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -75,19 +77,17 @@ class H2FileSizeTest {
   private static RunResult success(JobRecord r) {
     Instant fire = r.dueTime();
     return new RunResult(
-        r.key(),
+        new RunRecord(
+            r.key(),
+            fire,
+            fire.plusMillis(5),
+            fire.plusMillis(25),
+            RunOutcome.SUCCESS,
+            null,
+            1,
+            "node-1"),
         r.version(),
-        fire,
-        1,
-        fire.plusMillis(5),
-        fire.plusMillis(25),
-        RunOutcome.SUCCESS,
-        null,
-        "node-1",
-        JobState.SCHEDULED,
-        fire.plusSeconds(60),
-        fire.plusSeconds(60),
-        FireKind.TIMETABLE,
-        1);
+        new ScheduleState(
+            JobState.SCHEDULED, fire.plusSeconds(60), fire.plusSeconds(60), FireKind.TIMETABLE, 1));
   }
 }

@@ -13,6 +13,7 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
+import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.StartMark;
 import java.time.Duration;
 import java.time.Instant;
@@ -798,18 +799,7 @@ final class FireRunner {
       listeners.runFailed(ctx, failure, false);
     }
     if (outcome != RunOutcome.INTERRUPTED) { // cut off by close(): its record stays, to run again
-      RunRecord done =
-          new RunRecord(
-              ctx.key(),
-              ctx.scheduledFireTime(),
-              ctx.actualStart(),
-              end,
-              outcome,
-              failure == null ? null : trim(failure.toString()),
-              1,
-              config.instanceId(),
-              ctx.recovery(),
-              ctx.missedFires());
+      RunRecord done = runRecord(ctx, 1, end, outcome, failure);
       long begin = System.nanoTime();
       Optional<Boolean> written =
           retrying(
@@ -844,24 +834,24 @@ final class FireRunner {
       RunOutcome outcome,
       Throwable failure,
       boolean replaced) {
-    NextState next = nextState(r, tt, fire, outcome, replaced, ctx.actualStart(), end);
-    calendarDrops(r, tt, r.nextFireTime(), next.nextFire());
+    ScheduleState next = nextState(r, tt, fire, outcome, replaced, ctx.actualStart(), end);
+    calendarDrops(r, tt, r.nextFireTime(), next.nextFireTime());
     return new RunResult(
-        r.key(),
-        r.version(),
-        fire.scheduled(),
-        fire.attempt(),
+        runRecord(ctx, fire.attempt(), end, outcome, failure), r.version(), next, r.spec());
+  }
+
+  /** The run as history keeps it. */
+  private RunRecord runRecord(
+      RunContext ctx, int attempt, Instant end, RunOutcome outcome, Throwable failure) {
+    return new RunRecord(
+        ctx.key(),
+        ctx.scheduledFireTime(),
         ctx.actualStart(),
         end,
         outcome,
         failure == null ? null : trim(failure.toString()),
+        attempt,
         config.instanceId(),
-        next.state(),
-        next.nextFire(),
-        next.due(),
-        next.kind(),
-        next.attempt(),
-        r.spec(),
         ctx.recovery(),
         ctx.missedFires());
   }
@@ -869,10 +859,7 @@ final class FireRunner {
   /**
    * The schedule state a write-back leaves: state, next timetable fire, due time, kind, attempt.
    */
-  private record NextState(
-      JobState state, Instant nextFire, Instant due, FireKind kind, int attempt) {}
-
-  private NextState nextState(
+  private ScheduleState nextState(
       JobRecord r,
       Timetable tt,
       Fire fire,
@@ -882,8 +869,7 @@ final class FireRunner {
       Instant end) {
     if (outcome == RunOutcome.INTERRUPTED && !replaced) {
       // Cut short by shutdown: the schedule stays where it was, so the next start runs it again.
-      return new NextState(
-          JobState.SCHEDULED, r.nextFireTime(), r.dueTime(), r.dueKind(), r.attempt());
+      return r.schedule().withState(JobState.SCHEDULED);
     }
     Instant next =
         overlap(
@@ -897,12 +883,13 @@ final class FireRunner {
     boolean paused = r.state() == JobState.PAUSED;
     Instant retryAt = retryAt(r, fire, outcome, end);
     if (retryAt != null && !paused) {
-      return new NextState(JobState.SCHEDULED, next, retryAt, FireKind.RETRY, fire.attempt() + 1);
+      return new ScheduleState(
+          JobState.SCHEDULED, next, retryAt, FireKind.RETRY, fire.attempt() + 1);
     }
     JobState state =
         next == null ? JobState.COMPLETE : paused ? JobState.PAUSED : JobState.SCHEDULED;
     Instant due = state == JobState.SCHEDULED ? Jitter.due(r.spec(), next) : null;
-    return new NextState(state, next, due, FireKind.TIMETABLE, 1);
+    return new ScheduleState(state, next, due, FireKind.TIMETABLE, 1);
   }
 
   /** The fire after a run, once the job's overlap policy has dropped what it drops (reported). */

@@ -10,6 +10,8 @@ import dev.kairos.RunOutcome;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobRules;
+import dev.kairos.spi.RunStats;
+import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.WindowCursor;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
@@ -97,18 +99,20 @@ public final class JobRows {
   private static JobRecord record(ResultSet rs, String key) throws SQLException {
     return new JobRecord(
         SpecColumns.read(rs, key),
-        required(constant(rs, "state", JobState.class), "state"),
-        instant(rs, "next_fire_time"),
-        instant(rs, "due_time"),
-        constant(rs, "due_kind", FireKind.class),
-        rs.getInt("attempt"),
-        instant(rs, "last_scheduled_fire_time"),
-        instant(rs, "last_start"),
-        instant(rs, "last_end"),
-        constant(rs, "last_outcome", RunOutcome.class),
-        rs.getString("last_error"),
-        rs.getLong("run_count"),
-        rs.getLong("failure_count"),
+        new ScheduleState(
+            required(constant(rs, "state", JobState.class), "state"),
+            instant(rs, "next_fire_time"),
+            instant(rs, "due_time"),
+            constant(rs, "due_kind", FireKind.class),
+            rs.getInt("attempt")),
+        new RunStats(
+            instant(rs, "last_scheduled_fire_time"),
+            instant(rs, "last_start"),
+            instant(rs, "last_end"),
+            constant(rs, "last_outcome", RunOutcome.class),
+            rs.getString("last_error"),
+            rs.getLong("run_count"),
+            rs.getLong("failure_count")),
         rs.getLong("version"));
   }
 

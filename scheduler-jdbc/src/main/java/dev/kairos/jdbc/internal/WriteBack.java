@@ -45,20 +45,6 @@ public final class WriteBack {
     if (Objects.equals(error, r.lastError())) {
       return r;
     }
-    return new JobRecord(
-        r.spec(),
-        r.state(),
-        r.nextFireTime(),
-        r.dueTime(),
-        r.dueKind(),
-        r.attempt(),
-        r.lastScheduledFireTime(),
-        r.lastStart(),
-        r.lastEnd(),
-        r.lastOutcome(),
-        error,
-        r.runCount(),
-        r.failureCount(),
-        r.version());
+    return r.withStats(r.stats().withLastError(error));
   }
 }
