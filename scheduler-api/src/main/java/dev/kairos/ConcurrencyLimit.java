@@ -24,6 +24,10 @@ public record ConcurrencyLimit(String name, int permits, Set<String> handlers) {
   /**
    * Checks the values and keeps an unmodifiable, sorted copy of the handlers.
    *
+   * @param name the limit's name: the handler's for {@link #of}, the group's for {@link #group}; in
+   *     cluster mode, instances agree on a limit by its name
+   * @param permits how many runs may be in progress at once, 1 or more
+   * @param handlers the handlers whose runs count against the limit, at least one
    * @throws IllegalArgumentException naming the limit and the value, if {@code permits < 1}, the
    *     name is blank or too long, or the handlers are empty or blank
    */

@@ -123,6 +123,7 @@ public sealed interface Overlap
     /**
      * Checks the bound.
      *
+     * @param runs the most runs of the job at once
      * @throws IllegalArgumentException if {@code runs} is not 1 to {@value #MAX_CONCURRENT_RUNS}
      */
     public Allow {

@@ -54,6 +54,11 @@ public record BackfillSlot(String key, Instant fireTime, State state, String own
   /**
    * A slot, checked: key, fire time and state are required.
    *
+   * @param key the job's key
+   * @param fireTime the slot
+   * @param state where the slot is
+   * @param owner the instance running it while {@link State#RUNNING}; else null
+   * @param kind a backfill slot, or the record of a concurrent run in progress
    * @throws NullPointerException naming the missing component
    */
   public BackfillSlot {

@@ -249,6 +249,9 @@ public interface ClusterStore extends JobStore {
     /**
      * Checks that a refusal carries no claim.
      *
+     * @param claimed the won claim, or empty if the claim lost or was refused
+     * @param limitFull true if refused because the concurrency limit was full (then {@code claimed}
+     *     is empty and nothing was changed)
      * @throws IllegalArgumentException if {@code limitFull} and {@code claimed} is present
      */
     public LimitedClaim {

@@ -43,6 +43,10 @@ public record ConcurrentRun(
     /**
      * Checks the state.
      *
+     * @param state {@link JobState#SCHEDULED}, or {@link JobState#COMPLETE} if no fire is left
+     * @param nextFireTime the next timetable fire, or null when complete
+     * @param dueTime when the next fire is due (after jitter), or null when complete
+     * @param dueKind why it is due
      * @throws IllegalArgumentException if the state is neither SCHEDULED nor COMPLETE, or a
      *     SCHEDULED state has no due time
      */
@@ -62,6 +66,16 @@ public record ConcurrentRun(
   /**
    * Checks the required parts.
    *
+   * @param key the job's key
+   * @param expectedVersion the version the fire was decided from (the claim's, in cluster mode)
+   * @param fire the scheduled fire time the run stands for
+   * @param start when the run starts
+   * @param instance the instance that runs it
+   * @param maxRuns the most runs of the job in progress at once (its {@code allow(n)})
+   * @param next the job's schedule state from now on: state, next fire, due time, kind
+   * @param cluster cluster mode: the start stands in for a claim, so the job must be due by the
+   *     store's clock and {@code limit}, if any, is judged against the whole cluster's runs
+   * @param limit the concurrency limit of the job's handler, or null
    * @throws NullPointerException naming a missing part
    * @throws IllegalArgumentException if {@code maxRuns < 1}
    */
@@ -103,6 +117,8 @@ public record ConcurrentRun(
     /**
      * Checks that the record is present exactly for a start.
      *
+     * @param outcome whether the run was recorded, or why not
+     * @param started the job as now stored, present exactly when {@code outcome} is STARTED
      * @throws IllegalArgumentException if it is not
      */
     public Answer {

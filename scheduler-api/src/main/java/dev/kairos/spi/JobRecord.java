@@ -21,6 +21,11 @@ public record JobRecord(JobSpec spec, ScheduleState schedule, RunStats stats, lo
   /**
    * Checks that every part is present.
    *
+   * @param spec the definition
+   * @param schedule the schedule state: state, next fire, due time and kind, attempt
+   * @param stats the run statistics: last run and counts
+   * @param version incremented by every change of definition or schedule state (not by statistics);
+   *     conditional updates compare it
    * @throws NullPointerException naming a missing part
    */
   public JobRecord {

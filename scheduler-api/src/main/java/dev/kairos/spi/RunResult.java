@@ -25,6 +25,14 @@ public record RunResult(RunRecord run, long expectedVersion, ScheduleState next,
    * Checks that the run and the schedule state are present and the missed-fire count is not
    * negative.
    *
+   * @param run the run as history keeps it: job, fire, attempt, start, end, outcome, error,
+   *     instance, recovery flag, missed fires
+   * @param expectedVersion the version the run was taken at; the new schedule state is applied only
+   *     if the stored version still equals it (a change made during the run wins)
+   * @param next the job's schedule state from now on: SCHEDULED or COMPLETE, next fire, due time
+   *     and kind, attempt of the next run
+   * @param spec the definition the run was taken with, or null if unknown; a stale write-back moves
+   *     a change's timetable past the fire that ran only if the definition is still this one
    * @throws NullPointerException naming a missing part
    * @throws IllegalArgumentException if the run's missed-fire count is negative, naming the job
    */
