@@ -6,18 +6,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
-import dev.kairos.RunOutcome;
-import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.jdbc.internal.JdbcJobStore;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
-import dev.kairos.spi.RunResult;
-import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.Upsert;
 import dev.kairos.spi.WindowCursor;
+import dev.kairos.tck.JobStoreContract;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,29 +56,11 @@ abstract class BulkStoreContract {
     return JobRecord.fresh(spec, due);
   }
 
-  /** A successful run of the record's due fire, moving it one minute on. */
-  static RunResult ran(JobRecord r) {
-    Instant fire = r.dueTime();
-    Instant next = fire.plusSeconds(60);
-    return new RunResult(
-        new RunRecord(
-            r.key(),
-            fire,
-            fire.plusMillis(5),
-            fire.plusMillis(25),
-            RunOutcome.SUCCESS,
-            null,
-            1,
-            "node-1"),
-        r.version(),
-        new ScheduleState(JobState.SCHEDULED, next, next, FireKind.TIMETABLE, 1));
-  }
-
   /** Jobs "same" and "changed" stored and run once; "changed" then paused. */
   static void prepare(JobStore s) {
     for (String key : List.of("same", "changed")) {
       JobRecord r = s.upsert(fresh(spec(key), T0)).record();
-      s.runFinished(ran(r));
+      s.runFinished(JobStoreContract.success(r));
     }
     JobRecord c = s.find("changed").orElseThrow();
     s.replace(
@@ -193,7 +172,7 @@ abstract class BulkStoreContract {
   void deleteAll_deletesKnownKeys_withHistory_returnsThem() {
     JobStore s = open();
     for (String key : List.of("a", "b", "c")) {
-      s.runFinished(ran(s.upsert(fresh(spec(key), T0)).record()));
+      s.runFinished(JobStoreContract.success(s.upsert(fresh(spec(key), T0)).record()));
     }
 
     List<String> deleted = s.deleteAll(List.of("c", "unknown", "a"));
