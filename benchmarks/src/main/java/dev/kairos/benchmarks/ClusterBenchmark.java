@@ -31,6 +31,13 @@ import java.util.concurrent.atomic.AtomicLong;
  *     clustered=true workers=4
  * </pre>
  *
+ * <p>With {@code spread=true} the jobs' first fires are spread evenly over one period (as {@code
+ * lateness} does, the scenario of issue #9's lateness targets) instead of all due at the same
+ * instant (a burst every period, whose lateness is mostly queueing behind the burst); with {@code
+ * settle=PT2S} fires scheduled in the first two seconds (start-up, JIT) are left out of the
+ * lateness figures. With {@code -Dtrace=true} each measured fire more than 20 ms late is printed
+ * (its fire time and start, in ms after the first fire time, and the worker thread).
+ *
  * <p>With {@code oneshots=N} it measures capacity instead: N one-shots due at once, scheduled in
  * bulk before the clock reaches them, and the time until every one has run on some instance
  * (fires/s = N over that time), for each instance count; a fire run twice fails the run.
@@ -41,6 +48,8 @@ public final class ClusterBenchmark {
   private static final String PG_URL =
       System.getProperty("kairos.pg.url", "jdbc:postgresql://127.0.0.1:5432/test");
   private static final String PG_USER = System.getProperty("kairos.pg.user", "postgres");
+
+  private static final boolean TRACE = Boolean.getBoolean("trace");
 
   private ClusterBenchmark() {}
 
@@ -55,6 +64,8 @@ public final class ClusterBenchmark {
     boolean clustered = Boolean.parseBoolean(a.getOrDefault("clustered", "true"));
     int workers = Integer.parseInt(a.getOrDefault("workers", "4"));
     int oneShots = Integer.parseInt(a.getOrDefault("oneshots", "0"));
+    boolean spread = Boolean.parseBoolean(a.getOrDefault("spread", "false"));
+    Duration settle = Duration.parse(a.getOrDefault("settle", "PT0S"));
     if (oneShots > 0) {
       System.out.printf(
           "%d due one-shots, %s, %d workers per instance%n",
@@ -66,21 +77,29 @@ public final class ClusterBenchmark {
       return;
     }
     System.out.printf(
-        "%d jobs every %d ms (%.0f fires/s offered), %d s, %s, %d workers per instance%n",
+        "%d jobs every %d ms (%.0f fires/s offered, %s), %d s, %s, %d workers per instance%n",
         jobs,
         period.toMillis(),
         jobs * 1000.0 / period.toMillis(),
+        spread ? "spread over the period" : "all due together",
         seconds,
         clustered ? "clustered" : "not clustered",
         workers);
     System.out.println("instances  fires/s  p50 ms  p99 ms  max ms  behind at end");
     for (String n : a.getOrDefault("instances", "1,2,3").split(",")) {
-      run(Integer.parseInt(n), jobs, period, seconds, clustered, workers);
+      run(Integer.parseInt(n), jobs, period, seconds, clustered, workers, spread, settle);
     }
   }
 
   private static void run(
-      int instances, int jobs, Duration period, int seconds, boolean clustered, int workers)
+      int instances,
+      int jobs,
+      Duration period,
+      int seconds,
+      boolean clustered,
+      int workers,
+      boolean spread,
+      Duration settle)
       throws Exception {
     String schema = "kairos_bench_" + UUID.randomUUID().toString().substring(0, 8);
     execute("CREATE SCHEMA " + schema);
@@ -88,6 +107,8 @@ public final class ClusterBenchmark {
     ConcurrentLinkedQueue<Long> lateness = new ConcurrentLinkedQueue<>();
     AtomicLong runs = new AtomicLong();
     List<KairosScheduler> schedulers = new ArrayList<>();
+    Instant t0 = Instant.now().plusSeconds(5);
+    Instant measureFrom = t0.plus(settle);
     try {
       for (int i = 0; i < instances; i++) {
         KairosScheduler s =
@@ -98,37 +119,51 @@ public final class ClusterBenchmark {
                 workers,
                 ctx -> {
                   runs.incrementAndGet();
-                  lateness.add(
-                      Duration.between(ctx.scheduledFireTime(), ctx.actualStart()).toNanos());
+                  if (!ctx.scheduledFireTime().isBefore(measureFrom)) {
+                    long l = Duration.between(ctx.scheduledFireTime(), ctx.actualStart()).toNanos();
+                    lateness.add(l);
+                    if (TRACE && l > 20_000_000L) {
+                      System.out.printf(
+                          "TRACE fire +%d ms late %.1f ms %s now +%d%n",
+                          Duration.between(t0, ctx.scheduledFireTime()).toMillis(),
+                          l / 1e6,
+                          Thread.currentThread().getName(),
+                          Duration.between(t0, Instant.now()).toMillis());
+                    }
+                  }
                 });
         schedulers.add(s);
         s.start();
       }
-      Instant t0 = Instant.now().plusSeconds(3);
       for (int j = 0; j < jobs; j++) {
+        Instant first = spread ? t0.plusNanos(period.toNanos() * j / jobs) : t0;
         schedulers
             .get(j % instances)
             .schedule(
                 JobSpec.named("job-" + j)
                     .handler("noop")
                     .fixedRate(period)
-                    .startAt(t0)
+                    .startAt(first)
                     .misfire(Misfire.catchUp()));
       }
       Thread.sleep(Duration.between(Instant.now(), t0).toMillis() + seconds * 1000L);
       Instant end = Instant.now();
       long ran = runs.get();
-      long offered = jobs * (Duration.between(t0, end).toNanos() / period.toNanos() + 1);
+      long offered = 0;
+      for (int j = 0; j < jobs; j++) {
+        long first = spread ? period.toNanos() * j / jobs : 0;
+        offered += (Duration.between(t0, end).toNanos() - first) / period.toNanos() + 1;
+      }
       List<Long> sorted = new ArrayList<>(lateness);
       sorted.sort(null);
       System.out.printf(
           Locale.ROOT,
-          "%9d  %7.0f  %6d  %6d  %6d  %d fires (%.1f s of work)%n",
+          "%9d  %7.0f  %6.2f  %6.2f  %6.1f  %d fires (%.1f s of work)%n",
           instances,
           ran / (double) seconds,
           pct(sorted, 0.5),
           pct(sorted, 0.99),
-          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1_000_000,
+          sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1e6,
           Math.max(0, offered - ran),
           Math.max(0, offered - ran) * period.toMillis() / 1000.0 / jobs);
     } finally {
@@ -212,8 +247,8 @@ public final class ClusterBenchmark {
             .handler("noop", job));
   }
 
-  private static long pct(List<Long> sorted, double p) {
-    return sorted.isEmpty() ? 0 : sorted.get((int) (p * (sorted.size() - 1))) / 1_000_000;
+  private static double pct(List<Long> sorted, double p) {
+    return sorted.isEmpty() ? 0 : sorted.get((int) (p * (sorted.size() - 1))) / 1e6;
   }
 
   private static void execute(String sql) throws Exception {
