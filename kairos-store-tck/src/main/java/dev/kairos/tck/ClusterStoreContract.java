@@ -740,6 +740,40 @@ public abstract class ClusterStoreContract {
   }
 
   /**
+   * More changes than a page, read at once (none settled yet on a database store): reads that each
+   * go on from the cursor the last one returned reach every change, each once. (A feed that
+   * returned its unsettled changes again on every read returned the same first page five times.)
+   */
+  @Test
+  void changesSince_morePendingThanAPage_readsGoOnToLaterChanges() {
+    long cursor = b.changeCursor();
+    List<String> written = new ArrayList<>();
+    for (int i = 0; i < 25; i++) {
+      written.add(a.upsert(fresh(String.format("p%02d", i), T0)).record().key());
+    }
+    List<String> read = new ArrayList<>();
+    long from = cursor;
+    for (int i = 0; i < 5; i++) {
+      ClusterStore.Changes p = b.changesSince(from, 7);
+      assertThat(p.changed().size() + p.deleted().size()).isLessThanOrEqualTo(7);
+      p.changed().forEach(r -> read.add(r.key()));
+      from = p.cursor();
+    }
+    assertThat(read).containsExactlyInAnyOrderElementsOf(written);
+  }
+
+  /** A read from an earlier cursor than the last one returned gets those changes again. */
+  @Test
+  void changesSince_fromAnEarlierCursor_returnsChangesAgain() {
+    long cursor = b.changeCursor();
+    JobRecord x = a.upsert(fresh("x", T0)).record();
+    ClusterStore.Changes first = b.changesSince(cursor, 100);
+    assertThat(first.changed()).containsExactly(x);
+
+    assertThat(b.changesSince(cursor - 1, 100).changed()).contains(x);
+  }
+
+  /**
    * Concurrent writers through two instances while a third follows the feed from cursor to cursor:
    * once the writes stop and settle, the reader has seen every job as it finally is. (Seen to fail
    * with a feed whose cursor passes unsettled changes: changeSettle(Duration.ZERO).)

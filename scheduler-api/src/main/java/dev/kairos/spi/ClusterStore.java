@@ -174,7 +174,11 @@ public interface ClusterStore extends JobStore {
 
   /**
    * Changes of jobs made after {@code cursor} (by any instance), in order, at most {@code limit}.
-   * Start with {@link #changeCursor()}.
+   * Start with {@link #changeCursor()}. A read that continues from the cursor the previous read of
+   * this store object returned may leave out changes that read returned (a database store looks at
+   * its recent changes again on every read, and returns each once); a read from any other cursor
+   * returns every change after it, so a caller that could not apply a page reads again from an
+   * earlier cursor.
    *
    * @param cursor the position to read after
    * @param limit the most changes returned

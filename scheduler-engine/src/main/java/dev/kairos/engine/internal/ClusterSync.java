@@ -20,6 +20,9 @@ final class ClusterSync implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClusterSync.class);
   private static final int BATCH = 1000;
 
+  /** Full batches read without the cursor moving before waiting for the next change. */
+  private static final int PAGES_IN_PLACE = 10;
+
   private final ClusterStore store;
   private final Dispatcher dispatcher;
   private final Lock changes;
@@ -145,27 +148,35 @@ final class ClusterSync implements Runnable {
   /**
    * Reads the change feed and applies it to the heap, serialized with local changes and loads.
    * Deletions first: a key deleted and created again after the cursor ends up as the store has it.
-   * Stops at the end of the feed, or when a full batch leaves the cursor where it was (a store may
-   * hold its cursor back while recent changes settle, and return them again next time).
+   * Stops at the end of the feed, or after {@value #PAGES_IN_PLACE} full batches that left the
+   * cursor where it was (a store holds its cursor back while recent changes settle; the JDBC store
+   * then returns the next changes it has not returned, another store may return the same ones).
    */
   void applyChanges() {
-    for (; ; ) {
+    for (int inPlace = 0; ; ) {
       changes.lock();
       ClusterStore.Changes batch;
       long before = cursor;
       try {
         batch = store.changesSince(cursor, BATCH);
-        for (String key : batch.deleted()) {
-          dispatcher.changedElsewhere(key, null);
+        boolean applied = false;
+        try {
+          for (String key : batch.deleted()) {
+            dispatcher.changedElsewhere(key, null);
+          }
+          for (JobRecord r : batch.changed()) {
+            dispatcher.changedElsewhere(r.key(), r);
+          }
+          applied = true;
+        } finally {
+          // a store may not return a page again from the cursor it handed out: go back one
+          cursor = applied ? batch.cursor() : cursor - 1;
         }
-        for (JobRecord r : batch.changed()) {
-          dispatcher.changedElsewhere(r.key(), r);
-        }
-        cursor = batch.cursor();
       } finally {
         changes.unlock();
       }
-      if (batch.changed().size() + batch.deleted().size() < BATCH || cursor == before) {
+      inPlace += cursor == before ? 1 : 0;
+      if (batch.changed().size() + batch.deleted().size() < BATCH || inPlace == PAGES_IN_PLACE) {
         return;
       }
     }

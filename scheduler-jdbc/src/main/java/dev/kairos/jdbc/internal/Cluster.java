@@ -47,6 +47,7 @@ public final class Cluster implements AutoCloseable {
   private final Dialect dialect;
   private final ClusterTable table;
   private final ChangeFeed feed;
+  private final ChangeFeed.Reader reader;
   private final ChangeSignal signal;
   private final Duration settle;
 
@@ -70,6 +71,7 @@ public final class Cluster implements AutoCloseable {
     this.dialect = dialect;
     this.table = new ClusterTable(prefix, dialect);
     this.feed = new ChangeFeed(prefix, dialect);
+    this.reader = feed.reader();
     this.signal = signal;
     this.settle = settings.changeSettle();
     this.readable = readable;
@@ -383,11 +385,11 @@ public final class Cluster implements AutoCloseable {
         database.withHandle("reading expired claims", h -> table.expired(h, limit)));
   }
 
-  /** The change feed after {@code cursor}; see {@link ChangeFeed#read}. */
+  /** The change feed after {@code cursor}; see {@link ChangeFeed.Reader#read}. */
   public Changes changesSince(long cursor, int limit) {
     ChangeFeed.Page page =
         database.withHandle(
-            "reading changes after " + cursor, h -> feed.read(h, cursor, limit, settle));
+            "reading changes after " + cursor, h -> reader.read(h, cursor, limit, settle));
     return new Changes(readableOnly(page.changed()), page.deleted(), page.cursor());
   }
 
