@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * instant (a burst every period, whose lateness is mostly queueing behind the burst); with {@code
  * settle=PT2S} fires scheduled in the first two seconds (start-up, JIT) are left out of the
  * lateness figures. With {@code -Dtrace=true} each measured fire more than 20 ms late is printed
- * (its fire time and start, in ms after the first fire time, and the worker thread).
+ * (its fire time and start, in ms after the first fire time, and the worker thread). CPU µs/fire is
+ * this JVM's CPU time (all instances) over the measured part, per fire run in it.
  *
  * <p>With {@code oneshots=N} it measures capacity instead: N one-shots due at once, scheduled in
  * bulk before the clock reaches them, and the time until every one has run on some instance
@@ -85,7 +86,7 @@ public final class ClusterBenchmark {
         seconds,
         clustered ? "clustered" : "not clustered",
         workers);
-    System.out.println("instances  fires/s  p50 ms  p99 ms  max ms  behind at end");
+    System.out.println("instances  fires/s  p50 ms  p99 ms  max ms  CPU µs/fire  behind at end");
     for (String n : a.getOrDefault("instances", "1,2,3").split(",")) {
       run(Integer.parseInt(n), jobs, period, seconds, clustered, workers, spread, settle);
     }
@@ -146,7 +147,12 @@ public final class ClusterBenchmark {
                     .startAt(first)
                     .misfire(Misfire.catchUp()));
       }
-      Thread.sleep(Duration.between(Instant.now(), t0).toMillis() + seconds * 1000L);
+      Meter.sleepUntil(measureFrom);
+      long cpu0 = Meter.cpuNanos();
+      long runs0 = runs.get();
+      Meter.sleepUntil(t0.plusSeconds(seconds));
+      long cpu = Meter.cpuNanos() - cpu0;
+      long measuredRuns = runs.get() - runs0;
       Instant end = Instant.now();
       long ran = runs.get();
       long offered = 0;
@@ -158,12 +164,13 @@ public final class ClusterBenchmark {
       sorted.sort(null);
       System.out.printf(
           Locale.ROOT,
-          "%9d  %7.0f  %6.2f  %6.2f  %6.1f  %d fires (%.1f s of work)%n",
+          "%9d  %7.0f  %6.2f  %6.2f  %6.1f  %11.0f  %d fires (%.1f s of work)%n",
           instances,
           ran / (double) seconds,
           pct(sorted, 0.5),
           pct(sorted, 0.99),
           sorted.isEmpty() ? 0 : sorted.get(sorted.size() - 1) / 1e6,
+          cpu / 1e3 / Math.max(1, measuredRuns),
           Math.max(0, offered - ran),
           Math.max(0, offered - ran) * period.toMillis() / 1000.0 / jobs);
     } finally {

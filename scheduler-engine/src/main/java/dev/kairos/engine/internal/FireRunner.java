@@ -440,11 +440,12 @@ final class FireRunner {
    * Appends a history entry for {@code count} fires from {@code oldest} that a policy dropped; a
    * store failure costs the entry only (logged), never the fire.
    */
-  private void recordSkipped(String key, Timetable tt, Instant oldest, long count, String policy) {
+  private void recordSkipped(String key, Timetable tt, Instant oldest, long count, Object policy) {
     if (count <= 0 || oldest == null) {
       return;
     }
-    recordSkipped(key, oldest, tt.nth(oldest, count - 1).orElse(oldest), count, policy);
+    String by = policy.toString(); // only now: a Misfire's toString formats (measured per fire)
+    recordSkipped(key, oldest, tt.nth(oldest, count - 1).orElse(oldest), count, by);
   }
 
   private void recordSkipped(String key, Instant oldest, Instant newest, long count, String by) {
@@ -577,7 +578,7 @@ final class FireRunner {
       }
       markStarted(e, r, fire.scheduled(), start);
     }
-    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire().toString());
+    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire());
     RunContext ctx =
         new RunContext(
             r.key(),
@@ -739,7 +740,7 @@ final class FireRunner {
       }
     }
     JobRecord stored = answer.get().started().orElseThrow();
-    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire().toString());
+    recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire());
     calendarDrops(r, tt, r.nextFireTime(), next);
     Permits permit = dispatcher.startLane(e);
     handoff.queued = true;
