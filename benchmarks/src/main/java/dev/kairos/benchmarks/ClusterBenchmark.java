@@ -149,10 +149,12 @@ public final class ClusterBenchmark {
       }
       Meter.sleepUntil(measureFrom);
       long cpu0 = Meter.cpuNanos();
+      java.util.Map<String, Long> sync0 = cpuByThreadGroup();
       long runs0 = runs.get();
       Meter.sleepUntil(t0.plusSeconds(seconds));
       long cpu = Meter.cpuNanos() - cpu0;
       long measuredRuns = runs.get() - runs0;
+      java.util.Map<String, Long> sync1 = cpuByThreadGroup();
       Instant end = Instant.now();
       long ran = runs.get();
       long offered = 0;
@@ -173,6 +175,14 @@ public final class ClusterBenchmark {
           cpu / 1e3 / Math.max(1, measuredRuns),
           Math.max(0, offered - ran),
           Math.max(0, offered - ran) * period.toMillis() / 1000.0 / jobs);
+      StringBuilder split = new StringBuilder("           CPU µs/fire by thread:");
+      for (var group : sync1.entrySet()) {
+        long d = group.getValue() - sync0.getOrDefault(group.getKey(), 0L);
+        split.append(
+            String.format(
+                Locale.ROOT, " %s %.0f", group.getKey(), d / 1e3 / Math.max(1, measuredRuns)));
+      }
+      System.out.println(split);
     } finally {
       schedulers.forEach(KairosScheduler::close);
       execute("DROP SCHEMA " + schema + " CASCADE");
@@ -252,6 +262,31 @@ public final class ClusterBenchmark {
             .instanceId("i" + i)
             .workers(workers)
             .handler("noop", job));
+  }
+
+  /**
+   * CPU time of this JVM's live threads by kind: the cluster sync (change feed, leases), workers,
+   * write-backs, others (JIT and GC threads are not Java threads and are left out).
+   */
+  private static java.util.Map<String, Long> cpuByThreadGroup() {
+    var threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      var info = threads.getThreadInfo(id);
+      long t = threads.getThreadCpuTime(id);
+      if (info == null || t < 0) {
+        continue;
+      }
+      String name = info.getThreadName();
+      String group =
+          name.startsWith("kairos-cluster")
+              ? "sync"
+              : name.startsWith("kairos-worker")
+                  ? "workers"
+                  : name.startsWith("kairos-writeback") ? "write-back" : "other";
+      out.merge(group, t, Long::sum);
+    }
+    return out;
   }
 
   private static double pct(List<Long> sorted, double p) {
