@@ -179,7 +179,7 @@ public final class ChangeFeed {
       long rowsBound = Long.MAX_VALUE;
       int fresh = 0;
       for (long after = cursor; ; ) {
-        List<Stamp> page = stamps(h, after, limit);
+        List<Stamp> page = stamps(h, changedStamps, "changed_at", null, after, limit);
         rows.addAll(page);
         for (Stamp s : page) {
           fresh += returned.contains(s.seq()) ? 0 : 1;
@@ -241,21 +241,6 @@ public final class ChangeFeed {
       return new Page(changed, deleted, next);
     }
 
-    /** Stamps of rows changed after {@code after}, in order, at most {@code limit}. */
-    private List<Stamp> stamps(Handle h, long after, int limit) {
-      return h.createQuery(changedStamps)
-          .bind("cursor", after)
-          .bind("limit", limit)
-          .map(
-              (rs, ctx) ->
-                  new Stamp(
-                      rs.getLong("change_seq"),
-                      Values.instant(rs.getBigDecimal("changed_at")),
-                      null,
-                      null))
-          .list();
-    }
-
     /**
      * Whole rows stamped from {@code lo} to {@code hi} with a stamp in {@code wanted}, in order.
      */
@@ -281,16 +266,25 @@ public final class ChangeFeed {
 
   /** Tombstones after {@code cursor}, in order, at most {@code limit}. */
   private List<Stamp> tombstones(Handle h, long cursor, int limit) {
-    return h.createQuery(deletedRows)
-        .bind("cursor", cursor)
+    return stamps(h, deletedRows, "deleted_at", "job_key", cursor, limit);
+  }
+
+  /**
+   * The stamps a stamp query ({@code change_seq}, the time column, maybe the key column) lists
+   * after {@code after}, in order, at most {@code limit}; the key is the deleted key if given.
+   */
+  private static List<Stamp> stamps(
+      Handle h, String sql, String at, String deletedKey, long after, int limit) {
+    return h.createQuery(sql)
+        .bind("cursor", after)
         .bind("limit", limit)
         .map(
             (rs, ctx) ->
                 new Stamp(
                     rs.getLong("change_seq"),
-                    instant(rs, "deleted_at"),
+                    instant(rs, at),
                     null,
-                    rs.getString("job_key")))
+                    deletedKey == null ? null : rs.getString(deletedKey)))
         .list();
   }
 
