@@ -2,10 +2,14 @@ package dev.kairos.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kairos.jdbc.internal.Dialect;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.JobRecord;
 import dev.kairos.tck.ClusterStoreContract;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.PostgresTestDatabase;
+import java.sql.Connection;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,10 +34,14 @@ class PostgresClusterStoreTest extends ClusterStoreContract {
     }
   }
 
+  /** The table prefix of the current test's stores. */
+  private String prefix;
+
   @Override
   protected Supplier<ClusterStore> sharedTables() {
     db.assumeReachable();
     String prefix = JdbcStoreContract.nextPrefix();
+    this.prefix = prefix;
     return () ->
         db.builder().tablePrefix(prefix).clustered(true).changeSettle(SETTLE).build().jobStore();
   }
@@ -60,5 +68,46 @@ class PostgresClusterStoreTest extends ClusterStoreContract {
 
     long waited = woken.get(10, TimeUnit.SECONDS);
     assertThat(Duration.ofNanos(waited)).isLessThan(Duration.ofSeconds(2));
+  }
+
+  /**
+   * A change whose stamp was taken before a read but committed after it, below stamps that read
+   * returned, is returned by the next read from the returned cursor: the reader skips only the
+   * stamps it returned, not everything below the newest. (A settle window of 30 s keeps the cursor
+   * from passing the late stamp however slow this machine is.)
+   */
+  @Test
+  void changesSince_lateCommitBelowReturnedStamps_returnedByTheNextRead() throws Exception {
+    a.upsert(fresh("late", T0));
+    try (JdbcStore store =
+            db.builder()
+                .tablePrefix(prefix)
+                .clustered(true)
+                .changeSettle(Duration.ofSeconds(30))
+                .build();
+        Connection open = db.connect()) {
+      ClusterStore reader = store.jobStore();
+      ClusterStore.Changes before = reader.changesSince(reader.changeCursor(), 100);
+      assertThat(before.changed()).extracting(JobRecord::key).containsExactly("late");
+      open.setAutoCommit(false);
+      try (Statement s = open.createStatement()) {
+        s.executeUpdate(
+            "UPDATE "
+                + prefix
+                + "jobs SET change_seq = "
+                + Dialect.POSTGRESQL.nextChange(prefix)
+                + ", changed_at = "
+                + Dialect.POSTGRESQL.now()
+                + " WHERE job_key = 'late'");
+      }
+      a.upsert(fresh("after", T0)); // a higher stamp, committed first
+
+      ClusterStore.Changes first = reader.changesSince(before.cursor(), 100);
+      assertThat(first.changed()).extracting(JobRecord::key).containsExactly("after");
+      open.commit();
+
+      ClusterStore.Changes next = reader.changesSince(first.cursor(), 100);
+      assertThat(next.changed()).extracting(JobRecord::key).containsExactly("late");
+    }
   }
 }

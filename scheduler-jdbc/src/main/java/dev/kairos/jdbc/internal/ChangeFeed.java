@@ -44,6 +44,12 @@ public final class ChangeFeed {
   /** How long after its stamp a change is assumed committed (or rolled back) if it ever will be. */
   public static final Duration SETTLE = Duration.ofSeconds(2);
 
+  /** Stamps listed per query by {@link Reader#read} (at least its limit). */
+  static final int STAMPS_PER_PAGE = 10_000;
+
+  /** Most row ranges one {@link Reader#read} reads; more runs of new stamps are read as one. */
+  static final int MAX_RANGES = 4;
+
   /** How long tombstones are kept: an instance whose feed lags more misses deletions. */
   public static final Duration TOMBSTONE_RETENTION = Duration.ofMinutes(10);
 
@@ -144,12 +150,12 @@ public final class ChangeFeed {
    * <p>Every read must look at all changes after the settled cursor, up to {@link #SETTLE} of them
    * (a change with a lower stamp may commit late). Sending those rows (about 40 columns each) and
    * mapping them into records again on every read cost an instance of a three-instance cluster at
-   * 1,000 fires/s about half of its CPU, and with more unsettled changes than a page held the feed
-   * fell behind: the newest changes were not read until the oldest settled. So a read first lists
-   * the stamps only ({@code change_seq, changed_at}), page by page until it has {@code limit}
-   * stamps it has not returned before or reaches the end; then it reads the whole rows of the new
-   * stamps' range, mapping only those not returned before. The cursor moves as before (over the
-   * settled prefix); stamps at or below it are forgotten.
+   * 1,000 fires/s about half of its Java CPU samples, and with more unsettled changes than a page
+   * held the feed fell behind: the newest changes were not read until the oldest settled. So a read
+   * first lists the stamps only ({@code change_seq, changed_at}), page by page until it has {@code
+   * limit} stamps it has not returned before or reaches the end; then it reads the whole rows of
+   * the new stamps' ranges (a run of new stamps each, normally one), mapping only the new ones. The
+   * cursor moves as before (over the settled prefix); stamps at or below it are forgotten.
    *
    * <p>A read from any other cursor than the one the last read returned (a new reader, an engine
    * that failed to apply a page and goes back) forgets what was returned and returns everything
@@ -178,13 +184,14 @@ public final class ChangeFeed {
       List<Stamp> rows = new ArrayList<>();
       long rowsBound = Long.MAX_VALUE;
       int fresh = 0;
+      int pageSize = Math.max(limit, STAMPS_PER_PAGE);
       for (long after = cursor; ; ) {
-        List<Stamp> page = stamps(h, changedStamps, "changed_at", null, after, limit);
+        List<Stamp> page = stamps(h, changedStamps, "changed_at", null, after, pageSize);
         rows.addAll(page);
         for (Stamp s : page) {
           fresh += returned.contains(s.seq()) ? 0 : 1;
         }
-        if (page.size() < limit) {
+        if (page.size() < pageSize) {
           break;
         }
         after = page.get(page.size() - 1).seq();
@@ -216,22 +223,17 @@ public final class ChangeFeed {
           next = s.seq();
         }
       }
-      List<JobRows.Row> changed = new ArrayList<>();
       List<String> deleted = new ArrayList<>();
-      long lo = Long.MAX_VALUE;
-      long hi = Long.MIN_VALUE;
+      Set<Long> pickedSeqs = new HashSet<>();
       for (Stamp s : picked) {
+        pickedSeqs.add(s.seq());
         if (s.deletedKey() != null) {
           deleted.add(s.deletedKey());
-        } else {
-          lo = Math.min(lo, s.seq());
-          hi = Math.max(hi, s.seq());
         }
       }
-      Set<Long> pickedSeqs = new HashSet<>();
-      picked.forEach(s -> pickedSeqs.add(s.seq()));
-      if (lo <= hi) {
-        for (Stamp s : rowsBetween(h, lo, hi, pickedSeqs)) {
+      List<JobRows.Row> changed = new ArrayList<>();
+      for (long[] range : ranges(rows, pickedSeqs)) {
+        for (Stamp s : rowsBetween(h, range[0], range[1], pickedSeqs)) {
           changed.add(s.row());
         }
       }
@@ -239,6 +241,30 @@ public final class ChangeFeed {
       returned.headSet(next, true).clear();
       expected = next;
       return new Page(changed, deleted, next);
+    }
+
+    /**
+     * Stamp ranges that cover the picked rows: one per run of picked stamps in {@code rows} (a row
+     * returned before ends a run, so its whole row is not sent again), or, with more than {@value
+     * #MAX_RANGES} runs, one range over them all. Normally one: new changes follow those returned.
+     */
+    private static List<long[]> ranges(List<Stamp> rows, Set<Long> picked) {
+      List<long[]> runs = new ArrayList<>();
+      long[] run = null;
+      for (Stamp s : rows) {
+        if (!picked.contains(s.seq())) {
+          run = null;
+        } else if (run == null) {
+          run = new long[] {s.seq(), s.seq()};
+          runs.add(run);
+        } else {
+          run[1] = s.seq();
+        }
+      }
+      if (runs.size() > MAX_RANGES) {
+        return List.of(new long[] {runs.get(0)[0], runs.get(runs.size() - 1)[1]});
+      }
+      return runs;
     }
 
     /**
