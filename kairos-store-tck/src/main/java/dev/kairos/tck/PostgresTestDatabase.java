@@ -11,11 +11,14 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
 import java.util.UUID;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A schema of its own in the PostgreSQL at 127.0.0.1:5432 (database {@code test}, user {@code
- * postgres}, trust authentication) for one test class: created by {@link #create()} in
- * {@code @BeforeAll}, dropped by {@link #close()} in {@code @AfterAll}. If the server is
+ * postgres}, trust authentication) for one test class: {@code @RegisterExtension static final
+ * PostgresTestDatabase db = PostgresTestDatabase.create();} creates it when the class is
+ * initialized and drops it ({@link #close()}) after the class's tests. If the server is
  * unreachable, {@link #assumeReachable()} (called before each test) skips the test with a message
  * saying so; in CI (the environment variable {@code CI} set, and not to {@code false}), {@link
  * #create()} fails instead.
@@ -23,7 +26,7 @@ import java.util.UUID;
  * <p>Another server: set {@code KAIROS_TEST_PG_URL} (a JDBC URL), {@code KAIROS_TEST_PG_USER} and
  * {@code KAIROS_TEST_PG_PASSWORD}.
  */
-public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
+public final class PostgresTestDatabase implements TestDatabase, AutoCloseable, AfterAllCallback {
   /** The server and database ({@code KAIROS_TEST_PG_URL} overrides). */
   public static final String SERVER =
       env("KAIROS_TEST_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test");
@@ -170,5 +173,11 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable {
     if (unreachable == null) {
       execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
+  }
+
+  /** Drops the schema after the tests of the class that registered this as an extension. */
+  @Override
+  public void afterAll(ExtensionContext context) {
+    close();
   }
 }

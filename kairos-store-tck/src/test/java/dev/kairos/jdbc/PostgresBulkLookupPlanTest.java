@@ -15,9 +15,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Bulk upserts on PostgreSQL look existing rows up through the primary key, however the server has
@@ -26,19 +25,7 @@ import org.junit.jupiter.api.Test;
  * row against 1,000 parameters, and 100,000 jobs took 100 s instead of 8).
  */
 class PostgresBulkLookupPlanTest {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Test
   void bulkUpsertLooksUpByIndexOnAGrowingTable() throws Exception {

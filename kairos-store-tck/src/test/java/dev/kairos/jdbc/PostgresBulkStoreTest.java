@@ -3,24 +3,11 @@ package dev.kairos.jdbc;
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.PostgresTestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bulk contract on PostgreSQL, in a schema of this class's own. */
 class PostgresBulkStoreTest extends BulkStoreContract {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
   protected JobStore newStore() {

@@ -3,27 +3,14 @@ package dev.kairos.jdbc;
 import dev.kairos.tck.ClusterProcessContract;
 import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Cluster mode with three child JVMs over PostgreSQL, in a schema of this class's own; the store
  * connections carry an application name, by which they are terminated.
  */
 class PostgresClusterTest extends ClusterProcessContract {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
   protected TestDatabase database() {

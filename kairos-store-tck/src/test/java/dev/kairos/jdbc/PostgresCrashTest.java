@@ -5,24 +5,11 @@ import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Crashes of a scheduler JVM over PostgreSQL, in a schema of this class's own. */
 class PostgresCrashTest extends CrashContract {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
   protected TestDatabase database() {

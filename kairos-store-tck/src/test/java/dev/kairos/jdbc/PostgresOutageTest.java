@@ -3,27 +3,14 @@ package dev.kairos.jdbc;
 import dev.kairos.tck.OutageContract;
 import dev.kairos.tck.PostgresTestDatabase;
 import javax.sql.DataSource;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Store outages on PostgreSQL, in a schema of this class's own: the pool's connections carry an
  * application name of the test's own, by which {@code pg_terminate_backend} finds them.
  */
 class PostgresOutageTest extends OutageContract {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
   protected DataSource dataSource(String name, int size) {

@@ -4,25 +4,12 @@ import dev.kairos.engine.internal.RacingChangesTest;
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.PostgresTestDatabase;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** API calls during a run, on PostgreSQL (see {@link RacingChangesTest}); tables per test. */
 class PostgresRacingChangesTest extends RacingChangesTest {
-  private static PostgresTestDatabase db;
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
   private static final AtomicInteger tables = new AtomicInteger();
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
 
   @Override
   protected JobStore newStore() {

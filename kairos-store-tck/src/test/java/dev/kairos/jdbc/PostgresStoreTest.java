@@ -6,25 +6,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The store contract on PostgreSQL, in a schema of this class's own. */
 class PostgresStoreTest extends JdbcStoreContract {
-  private static PostgresTestDatabase db;
-
-  @BeforeAll
-  static void createSchema() {
-    db = PostgresTestDatabase.create();
-  }
-
-  @AfterAll
-  static void dropSchema() {
-    if (db != null) {
-      db.close();
-    }
-  }
+  @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
   protected TestDatabase database() {
