@@ -51,6 +51,10 @@ public enum Dialect {
             + "': the JDBC store supports H2, PostgreSQL, MariaDB and MySQL");
   }
 
+  private static final String H2_NOW =
+      "CAST(CAST(DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00',"
+          + " CURRENT_TIMESTAMP AT TIME ZONE 'UTC') AS NUMERIC(28,0)) * 0.000001 AS NUMERIC(28,9))";
+
   /** The resource folder holding this dialect's DDL scripts. */
   public String folder() {
     return folder;
@@ -60,12 +64,18 @@ public enum Dialect {
    * The database clock as NUMERIC(28,9) epoch seconds, the encoding of every instant column.
    * PostgreSQL's {@code clock_timestamp()} is the time of the call; H2 has only the start of the
    * transaction ({@code CURRENT_TIMESTAMP}), which its short store transactions make close enough.
+   *
+   * <p>H2's value is counted in whole microseconds (the precision of its {@code CURRENT_TIMESTAMP})
+   * from the epoch, both sides in UTC, and scaled by multiplication. {@code EXTRACT(EPOCH ...)}
+   * gives the same value, but H2 computes it with a {@code BigDecimal} division whose cost depends
+   * on the value: in a profile of {@code scheduleAll} it took a quarter of H2's time, and 100,000
+   * one-row inserts stamped with it took 0.3 to 3.5 s against 0.15 s this way.
    */
   public String now() {
     return switch (this) {
       case POSTGRESQL -> "CAST(EXTRACT(EPOCH FROM clock_timestamp()) AS NUMERIC(28,9))";
       case MARIADB, MYSQL -> MariaDbSql.NOW;
-      case H2 -> "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) AS NUMERIC(28,9))";
+      case H2 -> H2_NOW;
     };
   }
 

@@ -18,7 +18,8 @@ import java.time.format.DateTimeParseException;
  * too. An enum is its name.
  */
 final class Values {
-  private static final BigInteger BILLION = BigInteger.valueOf(1_000_000_000L);
+  private static final long NANOS = 1_000_000_000L;
+  private static final BigInteger BILLION = BigInteger.valueOf(NANOS);
 
   private Values() {}
 
@@ -38,8 +39,12 @@ final class Values {
     if (d == null) {
       return null;
     }
-    BigInteger[] qr =
-        d.setScale(9, RoundingMode.UNNECESSARY).unscaledValue().divideAndRemainder(BILLION);
+    BigInteger nanosSinceEpoch = d.setScale(9, RoundingMode.UNNECESSARY).unscaledValue();
+    if (nanosSinceEpoch.bitLength() < Long.SIZE) { // 1677 to 2262: no BigInteger division
+      long n = nanosSinceEpoch.longValue();
+      return Instant.ofEpochSecond(Math.floorDiv(n, NANOS), Math.floorMod(n, NANOS));
+    }
+    BigInteger[] qr = nanosSinceEpoch.divideAndRemainder(BILLION);
     long seconds = qr[0].longValueExact();
     long nanos = qr[1].longValue();
     if (nanos < 0) { // the remainder has the dividend's sign; instants count nanos upwards
