@@ -633,7 +633,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
         .isInstanceOf(StoreException.class)
         .hasMessageContaining("job 'a'")
         .hasMessageContaining("failed")
-        .hasCauseInstanceOf(org.jdbi.v3.core.JdbiException.class);
+        .hasRootCauseInstanceOf(java.sql.SQLException.class); // the driver's error, as thrown
     assertThat(store.find("a")).contains(r);
   }
 

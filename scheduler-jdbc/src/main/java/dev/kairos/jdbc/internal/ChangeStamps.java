@@ -44,14 +44,22 @@ final class ChangeStamps {
 
     /** Binds the next stamp to {@code s} if the dialect takes one; returns {@code s}. */
     <S extends SqlStatement<S>> S bind(S s) {
-      if (handle == null) {
-        return s;
+      return handle == null ? s : s.bind(MySqlSql.CHANGE_PARAMETER, take());
+    }
+
+    /** Binds the next stamp to the row of {@code batch} if the dialect takes one. */
+    void bind(PositionalBatch batch) throws java.sql.SQLException {
+      if (handle != null) {
+        batch.bigint(MySqlSql.CHANGE_PARAMETER, take());
       }
+    }
+
+    private long take() {
       if (next == end) {
         next = MySqlSql.takeBase(handle, prefix);
         end = next + MySqlSql.STAMPS_PER_VALUE;
       }
-      return s.bind(MySqlSql.CHANGE_PARAMETER, next++);
+      return next++;
     }
   }
 }

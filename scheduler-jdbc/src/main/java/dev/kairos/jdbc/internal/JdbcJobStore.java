@@ -229,7 +229,7 @@ public final class JdbcJobStore implements ClusterStore {
     return u;
   }
 
-  private Upsert upsert(Handle h, JobRecord fresh) {
+  private Upsert upsert(Handle h, JobRecord fresh) throws SQLException {
     JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
@@ -323,7 +323,7 @@ public final class JdbcJobStore implements ClusterStore {
     return out;
   }
 
-  private List<Upsert> upsertAll(Handle h, List<JobRecord> fresh) {
+  private List<Upsert> upsertAll(Handle h, List<JobRecord> fresh) throws SQLException {
     JobTable jobs = tables().jobs();
     List<String> keys = fresh.stream().map(JobRecord::key).toList();
     Map<String, JobRows.Row> old = new HashMap<>();
@@ -541,7 +541,7 @@ public final class JdbcJobStore implements ClusterStore {
         one -> database.inTransaction(describe(one), h -> apply(h, one)));
   }
 
-  private Optional<JobRecord> apply(Handle h, Object item) {
+  private Optional<JobRecord> apply(Handle h, Object item) throws SQLException {
     if (item instanceof StartMarks.Mark m) {
       tables().jobs().runsStarted(h, List.of(m));
       return Optional.empty();
@@ -563,7 +563,7 @@ public final class JdbcJobStore implements ClusterStore {
             + ")";
   }
 
-  private Optional<JobRecord> runFinished(Handle h, RunResult x) {
+  private Optional<JobRecord> runFinished(Handle h, RunResult x) throws SQLException {
     return runsFinished(h, List.of(x)).get(0);
   }
 
@@ -574,7 +574,8 @@ public final class JdbcJobStore implements ClusterStore {
    * as it is (an unreadable one stays RUNNING: recovered once fixed); a repeat of a write-back
    * already committed ({@link WriteBack#isRepeat}) answers the stored row.
    */
-  private List<Optional<JobRecord>> runsFinished(Handle h, List<RunResult> sorted) {
+  private List<Optional<JobRecord>> runsFinished(Handle h, List<RunResult> sorted)
+      throws SQLException {
     JobTable jobs = tables().jobs();
     Map<String, JobRows.Row> rows = new HashMap<>();
     for (JobRows.Row row : jobs.findAll(h, sorted.stream().map(RunResult::key).toList(), true)) {

@@ -19,7 +19,6 @@ import java.sql.SQLException;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.util.List;
-import org.jdbi.v3.core.statement.SqlStatement;
 
 /** A {@link JobRecord} as a row of the jobs table, and back. */
 public final class JobRows {
@@ -117,28 +116,28 @@ public final class JobRows {
   }
 
   /** Binds every column of the record except the key and the version. */
-  static void bindAll(SqlStatement<?> s, JobRecord r) {
+  static void bindAll(Columns s, JobRecord r) throws SQLException {
     SpecColumns.bind(s, r.spec());
     bindSchedule(s, r);
     bindStats(s, r);
   }
 
-  static void bindSchedule(SqlStatement<?> s, JobRecord r) {
-    s.bind("state", name(r.state()))
-        .bind("next_fire_time", decimal(r.nextFireTime()))
-        .bind("due_time", decimal(r.dueTime()))
-        .bind("due_kind", name(r.dueKind()))
-        .bind("attempt", r.attempt());
+  static void bindSchedule(Columns s, JobRecord r) throws SQLException {
+    s.text("state", name(r.state()))
+        .number("next_fire_time", decimal(r.nextFireTime()))
+        .number("due_time", decimal(r.dueTime()))
+        .text("due_kind", name(r.dueKind()))
+        .integer("attempt", r.attempt());
   }
 
-  static void bindStats(SqlStatement<?> s, JobRecord r) {
-    s.bind("last_scheduled_fire_time", decimal(r.lastScheduledFireTime()))
-        .bind("last_start", decimal(r.lastStart()))
-        .bind("last_end", decimal(r.lastEnd()))
-        .bind("last_outcome", name(r.lastOutcome()))
-        .bind("last_error", trim(r.lastError()))
-        .bind("run_count", r.runCount())
-        .bind("failure_count", r.failureCount());
+  static void bindStats(Columns s, JobRecord r) throws SQLException {
+    s.number("last_scheduled_fire_time", decimal(r.lastScheduledFireTime()))
+        .number("last_start", decimal(r.lastStart()))
+        .number("last_end", decimal(r.lastEnd()))
+        .text("last_outcome", name(r.lastOutcome()))
+        .text("last_error", trim(r.lastError()))
+        .bigint("run_count", r.runCount())
+        .bigint("failure_count", r.failureCount());
   }
 
   /** The error as stored: at most {@link #MAX_ERROR_LENGTH} characters. */

@@ -4,6 +4,7 @@ import static dev.kairos.jdbc.internal.Values.decimal;
 
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.WindowCursor;
+import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -163,32 +164,32 @@ public final class JobTable {
   }
 
   /** Inserts the record with its version. */
-  public void insert(Handle h, JobRecord r) {
+  public void insert(Handle h, JobRecord r) throws SQLException {
     var u = h.createUpdate(insert).bind("key", r.key()).bind("version", r.version());
-    JobRows.bindAll(u, r);
+    JobRows.bindAll(Columns.of(u), r);
     stamps.on(h).bind(u).execute();
   }
 
   /** Sets the definition and schedule state of {@code r}'s row, and {@code r}'s version. */
-  public void updateDefinition(Handle h, JobRecord r) {
+  public void updateDefinition(Handle h, JobRecord r) throws SQLException {
     var u =
         h.createUpdate(updateDefinition + " WHERE job_key = :key")
             .bind("key", r.key())
             .bind("version", r.version());
-    SpecColumns.bind(u, r.spec());
-    JobRows.bindSchedule(u, r);
+    SpecColumns.bind(Columns.of(u), r.spec());
+    JobRows.bindSchedule(Columns.of(u), r);
     stamps.on(h).bind(u).execute();
   }
 
   /** Like {@link #updateDefinition} if the row has version {@code expected}; false if not. */
-  public boolean replace(Handle h, JobRecord r, long expected) {
+  public boolean replace(Handle h, JobRecord r, long expected) throws SQLException {
     var u =
         h.createUpdate(replace)
             .bind("key", r.key())
             .bind("version", expected + 1)
             .bind("expected", expected);
-    SpecColumns.bind(u, r.spec());
-    JobRows.bindSchedule(u, r);
+    SpecColumns.bind(Columns.of(u), r.spec());
+    JobRows.bindSchedule(Columns.of(u), r);
     return stamps.on(h).bind(u).execute() == 1;
   }
 
@@ -224,19 +225,23 @@ public final class JobTable {
    * {@code keepClaim} (another instance's claim that a stale write-back must not end); one batched
    * statement, in the order given.
    */
-  public void runsFinished(Handle h, List<JobRecord> records, boolean keepClaim) {
+  public void runsFinished(Handle h, List<JobRecord> records, boolean keepClaim)
+      throws SQLException {
     if (records.isEmpty()) {
       return;
     }
-    var batch = h.prepareBatch(keepClaim ? runFinishedKeepingClaim : runFinished);
     ChangeStamps.Source stamp = stamps.on(h);
-    for (JobRecord r : records) {
-      batch.bind("key", r.key()).bind("version", r.version());
-      JobRows.bindSchedule(batch, r);
-      JobRows.bindStats(batch, r);
-      stamp.bind(batch).add();
+    try (var batch =
+        PositionalBatch.prepare(h, keepClaim ? runFinishedKeepingClaim : runFinished)) {
+      for (JobRecord r : records) {
+        batch.text("key", r.key()).bigint("version", r.version());
+        JobRows.bindSchedule(batch, r);
+        JobRows.bindStats(batch, r);
+        stamp.bind(batch);
+        batch.add();
+      }
+      batch.execute();
     }
-    batch.execute();
   }
 
   /**
@@ -313,34 +318,38 @@ public final class JobTable {
   }
 
   /** {@link #insert} of each record, in one batch. */
-  public void insertAll(Handle h, List<JobRecord> records) {
+  public void insertAll(Handle h, List<JobRecord> records) throws SQLException {
     if (records.isEmpty()) {
       return;
     }
-    var batch = h.prepareBatch(insert);
     ChangeStamps.Source stamp = stamps.on(h);
-    for (JobRecord r : records) {
-      batch.bind("key", r.key()).bind("version", r.version());
-      JobRows.bindAll(batch, r);
-      stamp.bind(batch).add();
+    try (var batch = PositionalBatch.prepare(h, insert)) {
+      for (JobRecord r : records) {
+        batch.text("key", r.key()).bigint("version", r.version());
+        JobRows.bindAll(batch, r);
+        stamp.bind(batch);
+        batch.add();
+      }
+      batch.execute();
     }
-    batch.execute();
   }
 
   /** {@link #updateDefinition} of each record, in one batch. */
-  public void updateDefinitions(Handle h, List<JobRecord> records) {
+  public void updateDefinitions(Handle h, List<JobRecord> records) throws SQLException {
     if (records.isEmpty()) {
       return;
     }
-    var batch = h.prepareBatch(updateDefinition + " WHERE job_key = :key");
     ChangeStamps.Source stamp = stamps.on(h);
-    for (JobRecord r : records) {
-      batch.bind("key", r.key()).bind("version", r.version());
-      SpecColumns.bind(batch, r.spec());
-      JobRows.bindSchedule(batch, r);
-      stamp.bind(batch).add();
+    try (var batch = PositionalBatch.prepare(h, updateDefinition + " WHERE job_key = :key")) {
+      for (JobRecord r : records) {
+        batch.text("key", r.key()).bigint("version", r.version());
+        SpecColumns.bind(batch, r.spec());
+        JobRows.bindSchedule(batch, r);
+        stamp.bind(batch);
+        batch.add();
+      }
+      batch.execute();
     }
-    batch.execute();
   }
 
   /**

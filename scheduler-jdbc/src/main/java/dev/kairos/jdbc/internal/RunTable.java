@@ -13,7 +13,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.List;
 import org.jdbi.v3.core.Handle;
-import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
@@ -51,20 +50,24 @@ public final class RunTable {
   }
 
   /** Appends runs, in one batched statement, in the order given. */
-  public void insertAll(Handle h, List<RunResult> runs) {
+  public void insertAll(Handle h, List<RunResult> runs) throws SQLException {
     if (runs.isEmpty()) {
       return;
     }
-    var batch = h.prepareBatch(insert);
-    for (RunResult x : runs) {
-      bind(batch, history(x)).add();
+    try (var batch = PositionalBatch.prepare(h, insert)) {
+      for (RunResult x : runs) {
+        bind(batch, history(x));
+        batch.add();
+      }
+      batch.execute();
     }
-    batch.execute();
   }
 
   /** Appends one history entry as it is: a backfill run's, or one for skipped fires. */
-  public void insert(Handle h, RunRecord x) {
-    bind(h.createUpdate(insert), x).execute();
+  public void insert(Handle h, RunRecord x) throws SQLException {
+    var u = h.createUpdate(insert);
+    bind(Columns.of(u), x);
+    u.execute();
   }
 
   /** The history row of a write-back. */
@@ -82,17 +85,17 @@ public final class RunTable {
         x.missedFires());
   }
 
-  private static <S extends SqlStatement<S>> S bind(S s, RunRecord x) {
-    return s.bind("key", x.key())
-        .bind("scheduled", decimal(x.scheduledFireTime()))
-        .bind("start", decimal(x.start()))
-        .bind("end", decimal(x.end()))
-        .bind("outcome", x.outcome().name())
-        .bind("error", JobRows.trim(x.error()))
-        .bind("attempt", x.attempt())
-        .bind("instance", x.instance())
-        .bind("recovery", x.recovery())
-        .bind("missed", x.missedFires());
+  private static void bind(Columns s, RunRecord x) throws SQLException {
+    s.text("key", x.key())
+        .number("scheduled", decimal(x.scheduledFireTime()))
+        .number("start", decimal(x.start()))
+        .number("end", decimal(x.end()))
+        .text("outcome", x.outcome().name())
+        .text("error", JobRows.trim(x.error()))
+        .integer("attempt", x.attempt())
+        .text("instance", x.instance())
+        .bool("recovery", x.recovery())
+        .integer("missed", x.missedFires());
   }
 
   /**

@@ -19,7 +19,6 @@ import dev.kairos.Schedule;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import org.jdbi.v3.core.statement.SqlStatement;
 
 /**
  * A {@link JobSpec} as columns of the jobs table: one column per part, so the definition can be
@@ -57,29 +56,26 @@ final class SpecColumns {
 
   private SpecColumns() {}
 
-  static void bind(SqlStatement<?> s, JobSpec spec) {
-    s.bind("handler", spec.handler())
-        .bind("data", spec.data().orElse(null))
-        .bind("start_at", decimal(spec.startAt().orElse(null)))
-        .bind("initial_delay", text(spec.initialDelay().orElse(null)));
+  /** Binds the definition columns ({@link #COLUMNS}) of {@code spec}. */
+  static void bind(Columns s, JobSpec spec) throws SQLException {
+    s.text("handler", spec.handler())
+        .text("data", spec.data().orElse(null))
+        .number("start_at", decimal(spec.startAt().orElse(null)))
+        .text("initial_delay", text(spec.initialDelay().orElse(null)));
     bindSchedule(s, spec);
     Misfire m = spec.misfire();
-    s.bind("misfire_kind", m == null ? null : misfireKind(m))
-        .bind("misfire_max", m instanceof Misfire.CatchUp c ? c.max() : null)
-        .bind("misfire_threshold", m == null ? null : text(m.threshold()))
-        .bind("catch_up_window", m instanceof Misfire.CatchUp c ? text(c.window()) : null);
+    s.text("misfire_kind", m == null ? null : misfireKind(m))
+        .integer("misfire_max", m instanceof Misfire.CatchUp c ? c.max() : null)
+        .text("misfire_threshold", m == null ? null : text(m.threshold()))
+        .text("catch_up_window", m instanceof Misfire.CatchUp c ? text(c.window()) : null);
     Retry r = spec.retry();
-    s.bind("retry_max_attempts", r == null ? null : r.maxAttempts())
-        .bind("retry_initial_delay", r == null ? null : text(r.initialDelay()))
-        .bind("jitter", text(spec.jitter().orElse(null)))
-        .bind("overlap_policy", spec.overlap() == null ? null : overlapKind(spec.overlap()));
-    bindCalendar(s, spec);
-  }
-
-  private static void bindCalendar(SqlStatement<?> s, JobSpec spec) {
+    s.integer("retry_max_attempts", r == null ? null : r.maxAttempts())
+        .text("retry_initial_delay", r == null ? null : text(r.initialDelay()))
+        .text("jitter", text(spec.jitter().orElse(null)))
+        .text("overlap_policy", spec.overlap() == null ? null : overlapKind(spec.overlap()));
     String calendar = spec.calendar().orElse(null);
-    s.bind("calendar_name", calendar)
-        .bind("calendar_policy", calendar == null ? null : name(spec.calendarPolicy()));
+    s.text("calendar_name", calendar)
+        .text("calendar_policy", calendar == null ? null : name(spec.calendarPolicy()));
   }
 
   private static String overlapKind(Overlap o) {
@@ -119,7 +115,7 @@ final class SpecColumns {
     }
   }
 
-  private static void bindSchedule(SqlStatement<?> s, JobSpec spec) {
+  private static void bindSchedule(Columns s, JobSpec spec) throws SQLException {
     Schedule schedule = spec.schedule();
     if (schedule == null) {
       throw new IllegalArgumentException("job '" + spec.key() + "': no schedule");
@@ -129,17 +125,17 @@ final class SpecColumns {
     var once = schedule instanceof Schedule.Once o ? o : null;
     var cron = schedule instanceof Schedule.Cron c ? c : null;
     DstPolicy dst = cron == null ? null : cron.dst();
-    s.bind("schedule_kind", scheduleKind(schedule))
-        .bind(
+    s.text("schedule_kind", scheduleKind(schedule))
+        .text(
             "fixed_period",
             text(rate != null ? rate.period() : delay != null ? delay.delay() : null))
-        .bind("once_at", once == null ? null : decimal(once.at()))
-        .bind("once_delay", once == null ? null : text(once.delay()))
-        .bind("cron_expression", cron == null ? null : cron.expression())
-        .bind("cron_zone", cron == null || cron.zone() == null ? null : cron.zone().getId())
-        .bind("cron_syntax", cron == null ? null : name(cron.syntax()))
-        .bind("dst_gap", dst == null ? null : name(dst.gap()))
-        .bind("dst_overlap", dst == null ? null : name(dst.overlap()));
+        .number("once_at", once == null ? null : decimal(once.at()))
+        .text("once_delay", once == null ? null : text(once.delay()))
+        .text("cron_expression", cron == null ? null : cron.expression())
+        .text("cron_zone", cron == null || cron.zone() == null ? null : cron.zone().getId())
+        .text("cron_syntax", cron == null ? null : name(cron.syntax()))
+        .text("dst_gap", dst == null ? null : name(dst.gap()))
+        .text("dst_overlap", dst == null ? null : name(dst.overlap()));
   }
 
   private static String scheduleKind(Schedule s) {
