@@ -1,9 +1,7 @@
 package dev.kairos.jdbc.internal;
 
-import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -80,60 +78,13 @@ final class PositionalBatch implements Columns, AutoCloseable {
   }
 
   @Override
-  public Columns text(String name, String value) throws SQLException {
+  public Columns set(String name, Object value, int sqlType, Class<?> javaType)
+      throws SQLException {
     for (int p : at(name)) {
       if (value == null) {
-        statement.setNull(p, Types.VARCHAR);
+        statement.setNull(p, sqlType);
       } else {
-        statement.setString(p, value);
-      }
-    }
-    return this;
-  }
-
-  @Override
-  public Columns number(String name, BigDecimal value) throws SQLException {
-    for (int p : at(name)) {
-      if (value == null) {
-        statement.setNull(p, Types.NUMERIC);
-      } else {
-        statement.setBigDecimal(p, value);
-      }
-    }
-    return this;
-  }
-
-  @Override
-  public Columns integer(String name, Integer value) throws SQLException {
-    for (int p : at(name)) {
-      if (value == null) {
-        statement.setNull(p, Types.INTEGER);
-      } else {
-        statement.setInt(p, value);
-      }
-    }
-    return this;
-  }
-
-  @Override
-  public Columns bigint(String name, Long value) throws SQLException {
-    for (int p : at(name)) {
-      if (value == null) {
-        statement.setNull(p, Types.BIGINT);
-      } else {
-        statement.setLong(p, value);
-      }
-    }
-    return this;
-  }
-
-  @Override
-  public Columns bool(String name, Boolean value) throws SQLException {
-    for (int p : at(name)) {
-      if (value == null) {
-        statement.setNull(p, Types.BOOLEAN);
-      } else {
-        statement.setBoolean(p, value);
+        statement.setObject(p, value, sqlType);
       }
     }
     return this;
