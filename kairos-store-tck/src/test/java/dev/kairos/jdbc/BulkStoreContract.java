@@ -104,6 +104,57 @@ abstract class BulkStoreContract {
     assertThat(changed.runCount()).isEqualTo(1); // statistics kept
   }
 
+  /**
+   * Every kind of definition, and instants at the edges of the stored encoding (nanoseconds, before
+   * 1970, past 2262), come back exactly from the batched insert, the batched definition update and
+   * the write-back, as they do from the single-row {@code upsert}.
+   */
+  @Test
+  void upsertAllAndWriteBack_roundTripEveryDefinitionAndEdgeInstant() {
+    JobStore s = open();
+    List<Instant> edges =
+        List.of(
+            T0.plusNanos(1),
+            Instant.parse("1969-12-31T23:59:59.999999999Z"),
+            Instant.parse("1600-01-01T00:00:00.000000001Z"),
+            Instant.parse("2262-04-11T23:47:16.854775808Z"),
+            Instant.parse("9999-12-31T23:59:59.999999999Z"));
+    List<JobSpec> specs =
+        JobStoreContract.definitions().map(a -> (JobSpec) a.get()[0]).toList(); // key "job"
+    for (int i = 0; i < specs.size(); i++) {
+      Instant due = edges.get(i % edges.size());
+      JobRecord r = fresh(specs.get(i), due);
+      List<JobRecord> batch = new ArrayList<>(List.of(r, fresh(spec("other"), due)));
+      assertThat(s.upsertAll(batch)).allMatch(u -> u.change() == Upsert.Change.CREATED);
+      assertThat(s.find("job").orElseThrow().spec()).isEqualTo(r.spec());
+      assertThat(s.find("job").orElseThrow().dueTime()).isEqualTo(due);
+
+      // A changed definition goes through the batched update.
+      JobRecord c = fresh(r.spec().data("changed " + i), due.minusNanos(1));
+      assertThat(s.upsertAll(List.of(c)).get(0).change()).isEqualTo(Upsert.Change.UPDATED);
+      assertThat(s.find("job").orElseThrow().spec()).isEqualTo(c.spec());
+      assertThat(s.find("job").orElseThrow().dueTime()).isEqualTo(due.minusNanos(1));
+      s.deleteAll(List.of("job", "other"));
+    }
+    List<JobRecord> records = new ArrayList<>();
+    for (int i = 0; i < edges.size(); i++) {
+      records.add(fresh(spec("at-" + i).at(edges.get(i)), edges.get(i)));
+    }
+    s.upsertAll(records);
+    for (JobRecord r : records) {
+      JobRecord stored = s.find(r.key()).orElseThrow();
+      assertThat(stored.spec()).as(r.key()).isEqualTo(r.spec());
+      assertThat(stored.dueTime()).as(r.key()).isEqualTo(r.dueTime());
+    }
+
+    // The write-back's batched row update and history insert.
+    JobRecord run = s.find("at-4").orElseThrow();
+    s.runFinished(JobStoreContract.success(run));
+    JobRecord after = s.find("at-4").orElseThrow();
+    assertThat(after.lastScheduledFireTime()).isEqualTo(run.dueTime());
+    assertThat(after.runCount()).isEqualTo(1);
+  }
+
   /** More keys than one IN list holds; all come back in order, due in (due time, key) order. */
   @Test
   void upsertAll_largeBatch_storesEveryJob_inOneCall() {

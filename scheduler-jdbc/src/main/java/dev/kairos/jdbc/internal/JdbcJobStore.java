@@ -613,7 +613,7 @@ public final class JdbcJobStore implements ClusterStore {
       (WriteBack.keepsClaim(stored, x, leasedToOther) ? keepingClaim : ended).add(updated);
       out.add(Optional.of(updated));
     }
-    runs.insertAll(h, history);
+    runs.insertAll(h, database.dialect(), history);
     for (String key : deleted) {
       delete(h, key);
     }

@@ -42,6 +42,10 @@ public final class JobTable {
   private final String startConcurrent;
   private final String startConcurrentIfDue;
   private final String selectIn;
+  private final PositionalBatch.Sql insertRows;
+  private final PositionalBatch.Sql updateDefinitionRows;
+  private final PositionalBatch.Sql runFinishedRows;
+  private final PositionalBatch.Sql runFinishedKeepingClaimRows;
   private final ChangeStamps stamps;
   private final Dialect dialect;
 
@@ -127,6 +131,10 @@ public final class JobTable {
             + " WHERE job_key = :key AND version = :expected";
     startConcurrentIfDue = startConcurrent + " AND due_time <= " + dialect.now();
     selectIn = "SELECT * FROM " + table + " WHERE job_key IN (";
+    insertRows = PositionalBatch.Sql.of(insert);
+    updateDefinitionRows = PositionalBatch.Sql.of(updateDefinition + " WHERE job_key = :key");
+    runFinishedRows = PositionalBatch.Sql.of(runFinished);
+    runFinishedKeepingClaimRows = PositionalBatch.Sql.of(runFinishedKeepingClaim);
   }
 
   private static String assignments(List<String> columns) {
@@ -227,21 +235,14 @@ public final class JobTable {
    */
   public void runsFinished(Handle h, List<JobRecord> records, boolean keepClaim)
       throws SQLException {
-    if (records.isEmpty()) {
-      return;
-    }
-    ChangeStamps.Source stamp = stamps.on(h);
-    try (var batch =
-        PositionalBatch.prepare(h, keepClaim ? runFinishedKeepingClaim : runFinished)) {
-      for (JobRecord r : records) {
-        batch.text("key", r.key()).bigint("version", r.version());
-        JobRows.bindSchedule(batch, r);
-        JobRows.bindStats(batch, r);
-        stamp.bind(batch);
-        batch.add();
-      }
-      batch.execute();
-    }
+    batch(
+        h,
+        keepClaim ? runFinishedKeepingClaimRows : runFinishedRows,
+        records,
+        (row, r) -> {
+          JobRows.bindSchedule(row, r);
+          JobRows.bindStats(row, r);
+        });
   }
 
   /**
@@ -319,32 +320,41 @@ public final class JobTable {
 
   /** {@link #insert} of each record, in one batch. */
   public void insertAll(Handle h, List<JobRecord> records) throws SQLException {
-    if (records.isEmpty()) {
-      return;
-    }
-    ChangeStamps.Source stamp = stamps.on(h);
-    try (var batch = PositionalBatch.prepare(h, insert)) {
-      for (JobRecord r : records) {
-        batch.text("key", r.key()).bigint("version", r.version());
-        JobRows.bindAll(batch, r);
-        stamp.bind(batch);
-        batch.add();
-      }
-      batch.execute();
-    }
+    batch(h, insertRows, records, JobRows::bindAll);
   }
 
   /** {@link #updateDefinition} of each record, in one batch. */
   public void updateDefinitions(Handle h, List<JobRecord> records) throws SQLException {
+    batch(
+        h,
+        updateDefinitionRows,
+        records,
+        (row, r) -> {
+          SpecColumns.bind(row, r.spec());
+          JobRows.bindSchedule(row, r);
+        });
+  }
+
+  /** The columns of one record's row, other than its key, version and change stamp. */
+  @FunctionalInterface
+  private interface RowColumns {
+    void bind(Columns row, JobRecord r) throws SQLException;
+  }
+
+  /**
+   * Runs {@code sql} once per record, in one batch: each row binds the record's key and version,
+   * then {@code columns}, then the next change stamp (on MySQL).
+   */
+  private void batch(Handle h, PositionalBatch.Sql sql, List<JobRecord> records, RowColumns columns)
+      throws SQLException {
     if (records.isEmpty()) {
       return;
     }
     ChangeStamps.Source stamp = stamps.on(h);
-    try (var batch = PositionalBatch.prepare(h, updateDefinition + " WHERE job_key = :key")) {
+    try (var batch = sql.prepare(h, dialect)) {
       for (JobRecord r : records) {
         batch.text("key", r.key()).bigint("version", r.version());
-        SpecColumns.bind(batch, r.spec());
-        JobRows.bindSchedule(batch, r);
+        columns.bind(batch, r);
         stamp.bind(batch);
         batch.add();
       }

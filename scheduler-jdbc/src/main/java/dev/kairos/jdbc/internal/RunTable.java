@@ -26,6 +26,7 @@ public final class RunTable {
   private final String trimToNewest;
   private final String trimOlderThan;
   private final String deleteAll;
+  private final PositionalBatch.Sql insertRows;
 
   /** The statements for the tables with this (validated) prefix. */
   public RunTable(String prefix) {
@@ -47,14 +48,17 @@ public final class RunTable {
             + " WHERE job_key = :key ORDER BY id DESC LIMIT 1 OFFSET :keep) AS cut)";
     trimOlderThan = "DELETE FROM " + table + " WHERE job_key = :key AND run_end < :cutoff";
     deleteAll = "DELETE FROM " + table + " WHERE job_key = :key";
+    insertRows = PositionalBatch.Sql.of(insert);
   }
 
-  /** Appends runs, in one batched statement, in the order given. */
-  public void insertAll(Handle h, List<RunResult> runs) throws SQLException {
+  /**
+   * Appends runs, in one batched statement, in the order given, on a database of {@code dialect}.
+   */
+  public void insertAll(Handle h, Dialect dialect, List<RunResult> runs) throws SQLException {
     if (runs.isEmpty()) {
       return;
     }
-    try (var batch = PositionalBatch.prepare(h, insert)) {
+    try (var batch = insertRows.prepare(h, dialect)) {
       for (RunResult x : runs) {
         bind(batch, history(x));
         batch.add();

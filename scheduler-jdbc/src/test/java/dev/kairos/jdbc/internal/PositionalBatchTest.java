@@ -34,7 +34,9 @@ class PositionalBatchTest {
           .execute(
               "CREATE TABLE t (k VARCHAR(10), n NUMERIC(28,9), i INTEGER, b BIGINT, f BOOLEAN)");
       Handle h = Jdbi.create(c).open();
-      try (var batch = PositionalBatch.prepare(h, "INSERT INTO t VALUES (:k, :n, :i, :b, :f)")) {
+      try (var batch =
+          PositionalBatch.Sql.of("INSERT INTO t VALUES (:k, :n, :i, :b, :f)")
+              .prepare(h, Dialect.H2)) {
         batch
             .text("k", "one")
             .number("n", new BigDecimal("1.5"))
