@@ -49,4 +49,10 @@ final class SpringTransactions implements CallerTransactions {
         });
     return true;
   }
+
+  /** Any transaction synchronization on this thread: the store's calls may join it. */
+  @Override
+  public boolean mayJoin() {
+    return TransactionSynchronizationManager.isSynchronizationActive();
+  }
 }

@@ -264,6 +264,18 @@ public interface JobStore extends StoreSource, AutoCloseable {
   }
 
   /**
+   * How many {@link #upsertAll} calls the engine may make at once, from different threads, for one
+   * bulk call of the user's (each call still one batch, with keys distinct from the others'). A
+   * database server that writes two transactions side by side faster than one after the other says
+   * 2; the default, 1, makes the calls one after the other.
+   *
+   * @return at least 1
+   */
+  default int parallelUpserts() {
+    return 1;
+  }
+
+  /**
    * {@link #delete} of each key. A store that overrides this deletes the batch in one transaction;
    * the default calls {@link #delete} once per key.
    *

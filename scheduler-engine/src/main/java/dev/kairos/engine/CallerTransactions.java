@@ -28,4 +28,15 @@ public interface CallerTransactions {
    *     and the heap learns of the change at once)
    */
   boolean afterCompletion(Runnable reread);
+
+  /**
+   * Whether a store call made now on the calling thread might take part in a transaction of the
+   * caller's. If it might, the engine makes the store calls of a bulk change on this thread only
+   * (another thread's would not join the transaction). Asked before the bulk forms write.
+   *
+   * @return true if a caller's transaction may be open on this thread; {@link #NONE}: false
+   */
+  default boolean mayJoin() {
+    return false;
+  }
 }

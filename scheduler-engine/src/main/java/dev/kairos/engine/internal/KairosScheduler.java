@@ -665,43 +665,144 @@ public final class KairosScheduler implements Scheduler {
   public List<JobInfo> scheduleAll(Collection<JobSpec> specs) {
     List<JobSpec> valid = SpecBatch.validate(validator, specs);
     checkNotClosed();
+    int parallel =
+        config.callerTransactions().mayJoin() ? 1 : Math.max(1, config.store().parallelUpserts());
     List<JobInfo> out = new ArrayList<>(valid.size());
-    for (int from = 0; from < valid.size(); from += BATCH_CHUNK) {
-      List<JobSpec> chunk = valid.subList(from, Math.min(valid.size(), from + BATCH_CHUNK));
-      try {
-        out.addAll(scheduleChunk(chunk));
-      } catch (RuntimeException e) {
-        resyncWhenSettled(chunk.stream().map(JobSpec::key).toList());
-        throw partly(e, "scheduled", from, valid.size(), "specs");
+    for (int from = 0; from < valid.size(); from += BATCH_CHUNK * parallel) {
+      List<List<JobSpec>> group = new ArrayList<>(parallel);
+      for (int i = from; i < valid.size() && group.size() < parallel; i += BATCH_CHUNK) {
+        group.add(valid.subList(i, Math.min(valid.size(), i + BATCH_CHUNK)));
+      }
+      RuntimeException failure = scheduleChunks(group, out);
+      if (failure != null) {
+        throw partly(failure, "scheduled", out.size(), valid.size(), "specs");
       }
     }
     log.debug("scheduled {} job(s) in a batch", valid.size());
     return out;
   }
 
-  /** Upserts one chunk in one store call, then applies what changed to the heap at once. */
-  private List<JobInfo> scheduleChunk(List<JobSpec> chunk) {
+  /**
+   * Upserts each chunk of {@code group} in one store call, the first on this thread and each other
+   * on a thread of its own at the same time, all under the change lock; then applies what the
+   * successful calls changed to the heap at once, and adds their jobs to {@code out} (in order, if
+   * all succeeded). Returns the first failure (the others suppressed in it), or null; the keys of a
+   * failed chunk are read again from the store.
+   */
+  private RuntimeException scheduleChunks(List<List<JobSpec>> group, List<JobInfo> out) {
+    List<String> failedKeys = new ArrayList<>();
+    RuntimeException failure = null;
     changes.lock();
     try {
-      requireCalendars(chunk);
-      Instant now = config.time().now();
-      List<JobRecord> fresh = new ArrayList<>(chunk.size());
-      for (JobSpec spec : chunk) {
-        fresh.add(fresh(spec, runner.calendars.timetable(spec).first(now).orElse(null)));
-      }
-      List<Upsert> results = config.store().upsertAll(fresh);
-      List<JobRecord> changed = new ArrayList<>();
-      List<JobInfo> out = new ArrayList<>(results.size());
-      for (Upsert u : results) {
-        if (u.change() != Upsert.Change.UNCHANGED) {
-          changed.add(u.record());
+      List<List<JobRecord>> fresh = new ArrayList<>(group.size());
+      try {
+        Instant now = config.time().now();
+        for (List<JobSpec> chunk : group) {
+          requireCalendars(chunk);
+          List<JobRecord> records = new ArrayList<>(chunk.size());
+          for (JobSpec spec : chunk) {
+            records.add(fresh(spec, runner.calendars.timetable(spec).first(now).orElse(null)));
+          }
+          fresh.add(records);
         }
-        out.add(u.record().toInfo());
+      } catch (RuntimeException e) {
+        return e; // nothing written
+      }
+      List<BulkCall> calls = new ArrayList<>(group.size());
+      for (int i = 0; i < fresh.size(); i++) {
+        calls.add(new BulkCall(fresh.get(i)));
+      }
+      for (BulkCall call : calls.subList(1, calls.size())) {
+        call.start(config.threadFactory());
+      }
+      try {
+        calls.get(0).run();
+      } finally {
+        calls.forEach(BulkCall::await); // before the lock is released, whatever happened here
+      }
+      List<JobRecord> changed = new ArrayList<>();
+      for (BulkCall call : calls) {
+        if (call.results == null) {
+          call.records.forEach(r -> failedKeys.add(r.key()));
+          RuntimeException e = call.failure();
+          if (failure == null) {
+            failure = e;
+          } else {
+            failure.addSuppressed(e);
+          }
+          continue;
+        }
+        for (Upsert u : call.results) {
+          if (u.change() != Upsert.Change.UNCHANGED) {
+            changed.add(u.record());
+          }
+          out.add(u.record().toInfo());
+        }
       }
       toHeap(changed.stream().map(JobRecord::key).toList(), () -> dispatcher.changedAll(changed));
-      return out;
     } finally {
       changes.unlock();
+    }
+    if (!failedKeys.isEmpty()) {
+      resyncWhenSettled(failedKeys);
+    }
+    return failure;
+  }
+
+  /** One {@code upsertAll} call of a bulk change, run here or on a thread of its own. */
+  private final class BulkCall implements Runnable {
+    final List<JobRecord> records;
+    private List<Upsert> results;
+    private RuntimeException failure;
+    private Thread thread;
+
+    BulkCall(List<JobRecord> records) {
+      this.records = records;
+    }
+
+    void start(java.util.concurrent.ThreadFactory threads) {
+      thread = threads.newThread(this);
+      thread.start();
+    }
+
+    @Override
+    public void run() {
+      try {
+        results = config.store().upsertAll(records);
+      } catch (RuntimeException e) {
+        failure = e;
+      }
+    }
+
+    /** Why the call has no results: its exception, or an error that ended its thread. */
+    RuntimeException failure() {
+      return failure != null
+          ? failure
+          : new StoreException(
+              "upserting "
+                  + records.size()
+                  + " job(s) from '"
+                  + records.get(0).key()
+                  + "' ended without a result (see the thread's error)");
+    }
+
+    /** Waits for the call (uninterruptibly: the change lock is released only after it). */
+    void await() {
+      if (thread == null) {
+        return;
+      }
+      boolean interrupted = false;
+      while (true) {
+        try {
+          thread.join(); // join's happens-before makes results and failure visible here
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

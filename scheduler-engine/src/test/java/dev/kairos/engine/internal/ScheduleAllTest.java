@@ -8,6 +8,7 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
+import dev.kairos.engine.CallerTransactions;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobRecord;
@@ -20,8 +21,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
@@ -169,6 +174,84 @@ class ScheduleAllTest {
     assertThat(h.runs).hasSize(1000);
   }
 
+  /**
+   * A store that takes two calls at once gets each pair of chunks side by side (the calls of 1,000
+   * wait for each other, so they cannot have run one after the other); every job fires once.
+   */
+  @Test
+  void scheduleAll_twoCallsAtOnce_chunksRunSideBySide_everyJobFiresOnce() {
+    store.parallel = 2;
+    store.sideBySide = new CountDownLatch(2);
+
+    List<JobInfo> stored = h.scheduler.scheduleAll(oneShots(2_500));
+
+    assertThat(stored).extracting(i -> i.spec().key()).containsExactlyElementsOf(keys(2_500));
+    assertThat(store.upsertAllSizes).containsExactlyInAnyOrder(1000, 1000, 500);
+    assertThat(store.metTheOther).containsExactly(true, true);
+    assertThat(store.upsertAllThreads).contains(Thread.currentThread()).hasSize(3);
+    assertThat(Set.copyOf(store.upsertAllThreads)).hasSize(2); // the 2nd on a thread of its own
+    h.runUntil(Harness.T0.plusSeconds(3));
+    assertThat(h.runs).hasSize(2_500);
+    assertThat(h.runs.stream().map(ctx -> ctx.key()).distinct()).hasSize(2_500);
+  }
+
+  /**
+   * One of two side-by-side calls fails: the other's chunk is stored and queued, the next pair is
+   * not written, the error says how many were stored, and the heap holds exactly the store's jobs.
+   */
+  @Test
+  void scheduleAll_oneOfTwoCallsFails_theOtherIsStoredAndQueued_errorSaysHowMany() {
+    store.parallel = 2;
+    store.failOnChunkWith = "once-1500"; // the second chunk, on the other thread
+
+    assertThatThrownBy(() -> h.scheduler.scheduleAll(oneShots(2_500)))
+        .isInstanceOf(StoreException.class)
+        .hasMessageStartingWith("scheduled 1000 of 2500 job(s) before the store failed");
+
+    assertThat(store.upsertAllSizes).containsExactlyInAnyOrder(1000, 1000);
+    assertThat(h.scheduler.jobs())
+        .extracting(i -> i.spec().key())
+        .containsExactlyInAnyOrderElementsOf(keys(1000));
+    assertThat(h.scheduler.queued()).isEqualTo(1000);
+    h.runUntil(Harness.T0.plusSeconds(3));
+    assertThat(h.runs).hasSize(1000);
+  }
+
+  /** A caller's transaction may be open: every call stays on the caller's thread, to join it. */
+  @Test
+  void scheduleAll_callerTransactionMayBeOpen_callsStayOnTheCallingThread() {
+    CountingStore joined = new CountingStore();
+    joined.parallel = 2;
+    Harness t =
+        new Harness(
+            joined,
+            Kairos.builder()
+                .callerTransactions(
+                    new CallerTransactions() {
+                      @Override
+                      public boolean afterCompletion(Runnable reread) {
+                        return false;
+                      }
+
+                      @Override
+                      public boolean mayJoin() {
+                        return true;
+                      }
+                    }),
+            ctx -> {});
+
+    assertThat(t.scheduler.scheduleAll(oneShots(2_500))).hasSize(2_500);
+
+    assertThat(joined.upsertAllSizes).containsExactly(1000, 1000, 500);
+    assertThat(joined.upsertAllThreads).containsOnly(Thread.currentThread());
+    t.scheduler.close();
+  }
+
+  /** The keys {@link #oneShots} makes, in order. */
+  private static List<String> keys(int n) {
+    return IntStream.range(0, n).mapToObj(i -> "once-" + i).toList();
+  }
+
   @Test
   void unscheduleAll_deletesKnownKeys_dequeuesThem_andCountsEachOnce() {
     h.scheduler.scheduleAll(List.of(every10s("a"), every10s("b"), every10s("c")));
@@ -222,15 +305,38 @@ class ScheduleAllTest {
   /** An in-memory store that counts bulk calls and can fail one of them. */
   private static final class CountingStore implements JobStore {
     private final InMemoryStore delegate = new InMemoryStore();
-    final List<Integer> upsertAllSizes = new ArrayList<>();
+    final List<Integer> upsertAllSizes = Collections.synchronizedList(new ArrayList<>());
+    final List<Thread> upsertAllThreads = Collections.synchronizedList(new ArrayList<>());
     final List<Integer> deleteAllSizes = new ArrayList<>();
     int upserts;
     int failOnUpsertAll;
+    String failOnChunkWith;
+    int parallel = 1;
+
+    /** Counted down by each call of 1,000 records, which then waits for the count to reach 0. */
+    CountDownLatch sideBySide;
+
+    final List<Boolean> metTheOther = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public int parallelUpserts() {
+      return parallel;
+    }
 
     @Override
     public List<Upsert> upsertAll(List<JobRecord> fresh) {
       upsertAllSizes.add(fresh.size());
-      if (upsertAllSizes.size() == failOnUpsertAll) {
+      upsertAllThreads.add(Thread.currentThread());
+      if (sideBySide != null && fresh.size() == 1000) {
+        sideBySide.countDown();
+        try {
+          metTheOther.add(sideBySide.await(30, TimeUnit.SECONDS));
+        } catch (InterruptedException e) {
+          throw new IllegalStateException(e);
+        }
+      }
+      if (upsertAllSizes.size() == failOnUpsertAll
+          || fresh.stream().anyMatch(r -> r.key().equals(failOnChunkWith))) {
         throw new StoreException("database down");
       }
       return delegate.upsertAll(fresh);

@@ -363,6 +363,17 @@ public final class JdbcJobStore implements ClusterStore {
     return List.of(out);
   }
 
+  /**
+   * 2 on PostgreSQL with a pool of 3 or more connections, else 1. With two transactions side by
+   * side PostgreSQL stored 100,000 new jobs about 1.45 times as fast as with one (the server works
+   * on one while the client binds the next); H2 gained nothing, and on MariaDB and MySQL the key
+   * range locks of concurrent batches could deadlock, so they stay at one.
+   */
+  @Override
+  public int parallelUpserts() {
+    return database.dialect() == Dialect.POSTGRESQL && source.poolSize() >= 3 ? 2 : 1;
+  }
+
   /** {@link #delete} of each key in one transaction: rows, their history and tombstones. */
   @Override
   public List<String> deleteAll(Collection<String> keys) {
