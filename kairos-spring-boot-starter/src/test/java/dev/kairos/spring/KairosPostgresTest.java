@@ -15,6 +15,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Properties;
 import java.util.UUID;
 import javax.sql.DataSource;
@@ -106,42 +108,95 @@ class KairosPostgresTest {
   @Test
   void scheduleInsideTransactions_followsCommitAndRollback() {
     Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    inTransactionContext(
+        "tx_",
+        (scheduler, jdbc, ds) -> {
+          jdbc.execute("create table tx_orders (id int primary key)");
+          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+          Instant later = Instant.now().plus(Duration.ofMinutes(2));
+
+          tx.executeWithoutResult(
+              status -> {
+                jdbc.update("insert into tx_orders values (1)");
+                scheduler.schedule(JobSpec.named("rolled").handler("export").at(later));
+                status.setRollbackOnly();
+              });
+          tx.executeWithoutResult(
+              status -> {
+                jdbc.update("insert into tx_orders values (2)");
+                scheduler.schedule(JobSpec.named("kept").handler("export").at(later));
+                assertThat(scheduler.stats().queuedJobs()).isZero();
+              });
+
+          assertThat(jdbc.queryForList("select id from tx_orders", Integer.class))
+              .containsExactly(2);
+          assertThat(scheduler.job("rolled")).isEmpty();
+          assertThat(scheduler.job("kept")).isPresent();
+          assertThat(scheduler.stats().queuedJobs()).isOne();
+        });
+  }
+
+  /**
+   * A bulk schedule of several chunks inside a transaction (where PostgreSQL would otherwise get
+   * two chunks side by side on two connections) commits or rolls back with it, every chunk.
+   */
+  @Test
+  void scheduleAllInsideTransactions_everyChunkFollowsCommitAndRollback() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    inTransactionContext(
+        "txbulk_",
+        (scheduler, jdbc, ds) -> {
+          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+          Instant later = Instant.now().plus(Duration.ofMinutes(2));
+          List<JobSpec> rolled = new ArrayList<>();
+          List<JobSpec> kept = new ArrayList<>();
+          for (int i = 0; i < 2_500; i++) {
+            rolled.add(JobSpec.named("rolled-" + i).handler("export").at(later));
+            kept.add(JobSpec.named("kept-" + i).handler("export").at(later));
+          }
+
+          tx.executeWithoutResult(
+              status -> {
+                scheduler.scheduleAll(rolled);
+                status.setRollbackOnly();
+              });
+          tx.executeWithoutResult(status -> scheduler.scheduleAll(kept));
+
+          assertThat(jdbc.queryForObject("select count(*) from txbulk_jobs", Long.class))
+              .isEqualTo(2_500L);
+          assertThat(
+                  jdbc.queryForObject(
+                      "select count(*) from txbulk_jobs where job_key like 'kept-%'", Long.class))
+              .isEqualTo(2_500L);
+          assertThat(scheduler.stats().queuedJobs()).isEqualTo(2_500);
+        });
+  }
+
+  /**
+   * A test body given the context's scheduler, a template on its DataSource, and the DataSource.
+   */
+  @FunctionalInterface
+  private interface InContext {
+    void run(Scheduler scheduler, JdbcTemplate jdbc, DataSource ds) throws Exception;
+  }
+
+  /**
+   * Runs {@code test} in a Spring Boot context on this class's schema: the auto-configured
+   * DataSource, Kairos on it with tables prefixed {@code prefix}, and a job handler "export".
+   */
+  private static void inTransactionContext(String prefix, InContext test) {
     new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(DataSourceAutoConfiguration.class, KairosAutoConfiguration.class))
         .withPropertyValues(
             "spring.datasource.url=" + SERVER + "?currentSchema=" + SCHEMA,
             "spring.datasource.username=postgres",
-            "kairos.store.table-prefix=tx_")
+            "kairos.store.table-prefix=" + prefix)
         .withBean("export", Job.class, () -> ctx -> {})
         .run(
             ctx -> {
-              Scheduler scheduler = ctx.getBean(Scheduler.class);
               DataSource ds = ctx.getBean(DataSource.class);
-              JdbcTemplate jdbc = new JdbcTemplate(ds);
-              jdbc.execute("create table tx_orders (id int primary key)");
-              TransactionTemplate tx =
-                  new TransactionTemplate(new DataSourceTransactionManager(ds));
-              Instant later = Instant.now().plus(Duration.ofMinutes(2));
-
-              tx.executeWithoutResult(
-                  status -> {
-                    jdbc.update("insert into tx_orders values (1)");
-                    scheduler.schedule(JobSpec.named("rolled").handler("export").at(later));
-                    status.setRollbackOnly();
-                  });
-              tx.executeWithoutResult(
-                  status -> {
-                    jdbc.update("insert into tx_orders values (2)");
-                    scheduler.schedule(JobSpec.named("kept").handler("export").at(later));
-                    assertThat(scheduler.stats().queuedJobs()).isZero();
-                  });
-
-              assertThat(jdbc.queryForList("select id from tx_orders", Integer.class))
-                  .containsExactly(2);
-              assertThat(scheduler.job("rolled")).isEmpty();
-              assertThat(scheduler.job("kept")).isPresent();
-              assertThat(scheduler.stats().queuedJobs()).isOne();
+              test.run(ctx.getBean(Scheduler.class), new JdbcTemplate(ds), ds);
             });
   }
 }
