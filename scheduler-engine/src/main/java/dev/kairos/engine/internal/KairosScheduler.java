@@ -712,10 +712,10 @@ public final class KairosScheduler implements Scheduler {
       for (int i = 0; i < fresh.size(); i++) {
         calls.add(new BulkCall(fresh.get(i)));
       }
-      for (BulkCall call : calls.subList(1, calls.size())) {
-        call.start(config.threadFactory());
-      }
       try {
+        for (BulkCall call : calls.subList(1, calls.size())) {
+          call.start(config.threadFactory());
+        }
         calls.get(0).run();
       } finally {
         calls.forEach(BulkCall::await); // before the lock is released, whatever happened here
@@ -760,9 +760,15 @@ public final class KairosScheduler implements Scheduler {
       this.records = records;
     }
 
+    /** Starts the call on a new thread of {@code threads}; here, if the factory gives none. */
     void start(java.util.concurrent.ThreadFactory threads) {
-      thread = threads.newThread(this);
-      thread.start();
+      Thread t = threads.newThread(this);
+      if (t == null) {
+        run();
+        return;
+      }
+      t.start();
+      thread = t;
     }
 
     @Override
