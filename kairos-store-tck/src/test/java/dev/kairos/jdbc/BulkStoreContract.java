@@ -35,6 +35,11 @@ abstract class BulkStoreContract {
   /** A new, empty store, not yet opened. */
   protected abstract JobStore newStore();
 
+  /** What this store's {@link JobStore#parallelUpserts()} should say: 1 unless overridden. */
+  protected int expectedParallelUpserts() {
+    return 1;
+  }
+
   /** A new store, opened, closed after the test. */
   JobStore open() {
     JobStore s = newStore();
@@ -153,6 +158,58 @@ abstract class BulkStoreContract {
     JobRecord after = s.find("at-4").orElseThrow();
     assertThat(after.lastScheduledFireTime()).isEqualTo(run.dueTime());
     assertThat(after.runCount()).isEqualTo(1);
+  }
+
+  @Test
+  void parallelUpserts_saysWhatTheDatabaseGainsFrom() {
+    assertThat(open().parallelUpserts()).isEqualTo(expectedParallelUpserts());
+  }
+
+  /**
+   * Where the engine makes upsertAll calls side by side: two threads, each with batches of keys of
+   * its own (half of them stored before, so the update path locks rows too), all at once, rounds
+   * over. Every call succeeds (no deadlock between them) and every job is stored as given.
+   */
+  @Test
+  void upsertAll_twoCallsSideBySide_disjointKeys_allStored() throws Exception {
+    assumeTrue(expectedParallelUpserts() > 1, "this store takes one call at a time");
+    JobStore s = open();
+    int perCall = 1_000;
+    for (int round = 0; round < 4; round++) {
+      List<List<JobRecord>> calls = new ArrayList<>();
+      for (int t = 0; t < 2; t++) {
+        int base = round * perCall / 2; // half the keys of the round before, half new
+        List<JobRecord> batch = new ArrayList<>();
+        for (int i = 0; i < perCall; i++) {
+          String key = String.format("t%d-k%06d", t, base + i);
+          batch.add(fresh(spec(key).fixedRate(Duration.ofSeconds(round + 1)), T0));
+        }
+        calls.add(batch);
+      }
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(2);
+      List<java.util.concurrent.CompletableFuture<List<Upsert>>> running = new ArrayList<>();
+      for (List<JobRecord> batch : calls) {
+        running.add(
+            java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                  return s.upsertAll(batch);
+                }));
+      }
+      for (var f : running) {
+        assertThat(f.get(60, java.util.concurrent.TimeUnit.SECONDS)).hasSize(perCall);
+      }
+      for (List<JobRecord> batch : calls) {
+        for (JobRecord r : List.of(batch.get(0), batch.get(perCall - 1))) {
+          assertThat(s.find(r.key()).orElseThrow().spec()).isEqualTo(r.spec());
+        }
+      }
+    }
+    assertThat(s.findAll()).hasSize(2 * (3 * perCall / 2 + perCall));
   }
 
   /** More keys than one IN list holds; all come back in order, due in (due time, key) order. */

@@ -10,6 +10,11 @@ class PostgresBulkStoreTest extends BulkStoreContract {
   @RegisterExtension static final PostgresTestDatabase db = PostgresTestDatabase.create();
 
   @Override
+  protected int expectedParallelUpserts() {
+    return 2;
+  }
+
+  @Override
   protected JobStore newStore() {
     db.assumeReachable();
     return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
