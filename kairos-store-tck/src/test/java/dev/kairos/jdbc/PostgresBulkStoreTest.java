@@ -1,8 +1,11 @@
 package dev.kairos.jdbc;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.PostgresTestDatabase;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The bulk contract on PostgreSQL, in a schema of this class's own. */
@@ -17,6 +20,19 @@ class PostgresBulkStoreTest extends BulkStoreContract {
   @Override
   protected JobStore newStore() {
     db.assumeReachable();
-    return db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
+    return db.builder().poolSize(4).tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
+  }
+
+  /** With a pool of two connections, one is left for fires: one call at a time. */
+  @Test
+  void parallelUpserts_poolOfTwo_one() {
+    db.assumeReachable();
+    JobStore s = db.builder().tablePrefix(JdbcStoreContract.nextPrefix()).build().jobStore();
+    try {
+      s.open();
+      assertThat(s.parallelUpserts()).isEqualTo(1);
+    } finally {
+      s.close();
+    }
   }
 }
