@@ -407,6 +407,9 @@ public final class JobRules {
   private static String badCharacter(String s) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
+      if (c >= 0x20 && c < 0x7f) {
+        continue; // printable ASCII: the common case, nothing to check
+      }
       if (Character.isISOControl(c)) {
         return String.format("a control character (\\u%04x) at index %d", (int) c, i);
       }

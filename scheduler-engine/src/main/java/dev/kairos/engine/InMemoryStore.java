@@ -38,7 +38,9 @@ public final class InMemoryStore implements ClusterStore {
   /** Default number of runs kept per job in the history. */
   public static final int DEFAULT_HISTORY_PER_JOB = 100;
 
-  private final Map<String, JobRecord> jobs = new TreeMap<>();
+  /** By key; unordered for O(1) look-ups on the fire path, sorted where order is promised. */
+  private final Map<String, JobRecord> jobs = new HashMap<>();
+
   private final TreeMap<String, dev.kairos.BusinessCalendar> calendars = new TreeMap<>();
   private final NavigableSet<WindowCursor> byDue = new TreeSet<>();
   private final Map<String, Deque<RunRecord>> history = new HashMap<>();
@@ -134,7 +136,7 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized List<JobRecord> findAll() {
-    return List.copyOf(jobs.values());
+    return byKey(jobs.values().stream()).toList();
   }
 
   @Override
@@ -251,7 +253,8 @@ public final class InMemoryStore implements ClusterStore {
     if (historyPerJob == 0) {
       return;
     }
-    Deque<RunRecord> runs = history.computeIfAbsent(run.key(), k -> new ArrayDeque<>());
+    Deque<RunRecord> runs =
+        history.computeIfAbsent(run.key(), k -> new ArrayDeque<>(Math.min(historyPerJob, 4)));
     runs.addFirst(run);
     while (runs.size() > historyPerJob) {
       runs.removeLast();
@@ -421,7 +424,7 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized boolean deleteCalendar(String name) {
     List<String> users =
-        jobs.values().stream()
+        byKey(jobs.values().stream())
             .filter(r -> r.spec().calendar().filter(name::equals).isPresent())
             .map(JobRecord::key)
             .toList();
@@ -429,6 +432,11 @@ public final class InMemoryStore implements ClusterStore {
       throw dev.kairos.spi.JobRules.calendarInUse(name, users);
     }
     return calendars.remove(name) != null;
+  }
+
+  /** The records in key order, as {@link #findAll} promises. */
+  private static java.util.stream.Stream<JobRecord> byKey(java.util.stream.Stream<JobRecord> s) {
+    return s.sorted(java.util.Comparator.comparing(JobRecord::key));
   }
 
   /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */
@@ -658,7 +666,7 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized List<JobRecord> expiredClaims(int limit) {
     Instant now = storeNow();
-    return jobs.values().stream()
+    return byKey(jobs.values().stream())
         .filter(
             r -> {
               Lease l = leases.get(r.key());

@@ -137,8 +137,11 @@ final class Dispatcher {
   /** Next sequence number. Guarded by lock. */
   private long seq;
 
-  /** Set once by {@link #shutdown()}. Guarded by lock. */
-  private boolean shutdown;
+  /**
+   * Set once by {@link #shutdown()}, under the lock; volatile because {@link #beginRun} reads it
+   * without.
+   */
+  private volatile boolean shutdown;
 
   /** See the coverage invariant; null before the first load. Guarded by lock. */
   private WindowCursor covered;
@@ -924,19 +927,19 @@ final class Dispatcher {
    * returned to its caller is never overtaken by a run it did not see. Then the worker runs nothing
    * and {@link #finish} re-queues the entry from the change.
    *
-   * @return the run's start, read under the lock (so it precedes the return of any change that does
-   *     not stop it), or null if the run must not start
+   * @return the run's start, read before the flags (so it precedes the return of any change that
+   *     does not stop it), or null if the run must not start
    */
   Instant beginRun(Entry e) {
-    lock.lock();
-    try {
-      if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
-        return null;
-      }
-      return time.now();
-    } finally {
-      lock.unlock();
+    // Without the lock (it was two of a fire's four acquisitions, and the one most contended): the
+    // start is read first, then the volatile flags that every stopping change sets under the lock.
+    // A change whose flag this read misses comes after it in the flags' order, so the start read
+    // before precedes that change's return, as the lock gave.
+    Instant start = time.now();
+    if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
+      return null;
     }
+    return start;
   }
 
   /**
@@ -1221,17 +1224,22 @@ final class Dispatcher {
   }
 
   /**
-   * True if a trigger was requested while the entry ran; if not, later triggers go to the store
-   * (the worker no longer looks). A true answer is confirmed by {@link #takeTriggerRequest} under
-   * the scheduler's change lock.
+   * Finishes the entry as {@link #finish} does, unless a trigger was requested while it ran: then
+   * returns false and leaves it running, for the worker to take the request ({@link
+   * #takeTriggerRequest}, under the scheduler's change lock) and finish it after. Once this has
+   * finished the entry, later triggers go to the store (the worker no longer looks).
+   *
+   * @param stored the job as the write-back left it, or null if it is gone
+   * @return true if the entry was finished
    */
-  boolean triggerRequested(Entry e) {
+  boolean finishUnlessTriggered(Entry e, JobRecord stored) {
     lock.lock();
     try {
-      if (!e.triggerRequested) {
-        e.triggerTaken = true;
+      if (e.triggerRequested) {
+        return false;
       }
-      return e.triggerRequested;
+      finish(e, stored); // reentrant: one acquisition where a look and a finish took two
+      return true;
     } finally {
       lock.unlock();
     }

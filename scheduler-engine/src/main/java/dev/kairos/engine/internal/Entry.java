@@ -41,12 +41,16 @@ final class Entry {
 
   /**
    * A record written by a schedule change while the entry was running; it wins over the worker's
-   * write-back, since a change made during the run makes that write-back's version stale.
+   * write-back, since a change made during the run makes that write-back's version stale. Written
+   * under the dispatcher's lock; volatile because {@link Dispatcher#beginRun} reads it without.
    */
-  JobRecord changedWhileRunning;
+  volatile JobRecord changedWhileRunning;
 
-  /** True when the job was unscheduled while running: it is not re-queued. */
-  boolean unscheduled;
+  /**
+   * True when the job was unscheduled while running: it is not re-queued. Written under the
+   * dispatcher's lock; volatile because {@link Dispatcher#beginRun} reads it without.
+   */
+  volatile boolean unscheduled;
 
   /** True when this entry repeats a fire interrupted by a crash. */
   boolean recovery;

@@ -120,17 +120,18 @@ final class FireRunner {
 
   /** Applies a trigger requested during the run, then hands the entry back to the dispatcher. */
   private void afterRun(Entry e, JobRecord stored) {
+    if (dispatcher.finishUnlessTriggered(e, stored)) {
+      return; // the common case: one acquisition of the dispatcher's lock
+    }
     JobRecord last = stored;
     try {
-      if (dispatcher.triggerRequested(e)) {
-        changes.lock();
-        try {
-          if (dispatcher.takeTriggerRequest(e)) { // unless a pause cancelled it meanwhile
-            last = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
-          }
-        } finally {
-          changes.unlock();
+      changes.lock();
+      try {
+        if (dispatcher.takeTriggerRequest(e)) { // unless a pause cancelled it meanwhile
+          last = stored != null ? applyTrigger(stored) : triggerInStore(e.key);
         }
+      } finally {
+        changes.unlock();
       }
     } catch (RuntimeException ex) {
       engineFailure(e, ex);
