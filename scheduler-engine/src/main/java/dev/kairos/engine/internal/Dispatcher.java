@@ -39,6 +39,10 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>A worker leaving {@code take()} with an entry signals one follower if there is no leader
  *       and the heap is not empty, so somebody always watches the head while others run jobs (no
  *       lost wake-up).
+ *   <li>A worker holds the lock about once per fire: it finishes the entry it ran and takes its
+ *       next one in the same hold ({@link #finishAndTake}; an entry with a trigger requested during
+ *       its run is given back unfinished, for the worker to apply the trigger under the scheduler's
+ *       change lock first), and {@link #beginRun} reads volatile flags instead of taking the lock.
  *   <li>A manual time source cannot be waited on; its leader waits untimed and the source's advance
  *       callback ({@link #wake()}) clears the leader and signals a waiter.
  *   <li>Cluster mode, batched claims: a worker may take several due entries at once ({@link
@@ -208,6 +212,43 @@ final class Dispatcher {
    */
   Entry take() throws InterruptedException {
     lock.lockInterruptibly();
+    return takeHoldingLock();
+  }
+
+  /** Returned by {@link #finishAndTake} when the finished entry had a trigger requested. */
+  static final Entry TRIGGERED = new Entry("<trigger requested>", null);
+
+  /**
+   * {@link #finish}es {@code done} and {@link #take}s the next entry in one acquisition of the lock
+   * (a worker's finish and its next take were half of a fire's acquisitions, and the most
+   * contended). If a trigger was requested during {@code done}'s run, nothing is finished nor
+   * taken: returns {@link #TRIGGERED}, and the worker applies the trigger and finishes the entry
+   * itself (under the scheduler's change lock, which may not be taken inside this one). The finish
+   * happens before any wait, and even if the thread is interrupted.
+   *
+   * @param stored the job as {@code done}'s write-back left it, or null if it is gone
+   */
+  Entry finishAndTake(Entry done, JobRecord stored) throws InterruptedException {
+    lock.lock();
+    if (done.triggerRequested) {
+      lock.unlock();
+      return TRIGGERED;
+    }
+    try {
+      finish(done, stored); // reentrant
+    } catch (RuntimeException | Error ex) {
+      lock.unlock();
+      throw ex;
+    }
+    if (Thread.interrupted()) { // as take() would: its lockInterruptibly throws
+      lock.unlock();
+      throw new InterruptedException();
+    }
+    return takeHoldingLock();
+  }
+
+  /** {@link #take}'s body; call holding the lock once, which this releases. */
+  private Entry takeHoldingLock() throws InterruptedException {
     try {
       for (; ; ) {
         if (!ready.isEmpty()) {

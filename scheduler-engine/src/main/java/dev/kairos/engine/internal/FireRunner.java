@@ -91,6 +91,19 @@ final class FireRunner {
    * queue, the queue re-queues it once the run's write-back has committed.
    */
   void fire(Entry e) {
+    Finish left = fireLeavingFinish(e);
+    if (left != null) {
+      afterRun(left.entry(), left.stored());
+    }
+  }
+
+  /**
+   * As {@link #fire}, but when the entry is this worker's to finish, returns it instead of
+   * finishing it, for the worker to finish in the same acquisition of the dispatcher's lock as its
+   * next take ({@link Dispatcher#finishAndTake}); null when the entry was finished here or handed
+   * to the write-back queue.
+   */
+  Finish fireLeavingFinish(Entry e) {
     Handoff handoff = new Handoff();
     JobRecord stored;
     try {
@@ -100,14 +113,28 @@ final class FireRunner {
     } catch (RuntimeException ex) {
       engineFailure(e, ex);
       dispatcher.finish(e, null);
-      return;
+      return null;
     } catch (Error err) {
       dispatcher.finish(e, null);
       throw err;
     }
-    if (!handoff.queued) {
-      afterRun(e, stored);
-    }
+    return handoff.queued ? null : new Finish(e, stored);
+  }
+
+  /**
+   * A run's entry left for its worker to finish.
+   *
+   * @param entry the running entry
+   * @param stored the job as the write-back left it, or null if it is gone
+   */
+  record Finish(Entry entry, JobRecord stored) {}
+
+  /**
+   * Finishes an entry that {@link Dispatcher#finishAndTake} left running because a trigger was
+   * requested during its run: applies the trigger, then finishes it.
+   */
+  void finishTriggered(Finish left) {
+    afterRun(left.entry(), left.stored());
   }
 
   /**

@@ -247,16 +247,26 @@ public final class KairosScheduler implements Scheduler {
   }
 
   private void work() {
+    FireRunner.Finish left = null; // the last run's entry, to finish with the next take
     try {
       for (; ; ) {
-        Entry e = dispatcher.take();
+        FireRunner.Finish done = left;
+        left = null; // from here on finishAndTake (or finishTriggered) owns it
+        Entry e =
+            done == null
+                ? dispatcher.take()
+                : dispatcher.finishAndTake(done.entry(), done.stored());
+        if (e == Dispatcher.TRIGGERED) {
+          runner.finishTriggered(done);
+          e = dispatcher.take();
+        }
         if (e == null) {
           return;
         }
         if (e == Dispatcher.LOAD) {
           loadWindow();
         } else {
-          runner.fire(e);
+          left = runner.fireLeavingFinish(e); // returns normally or has finished e itself
         }
       }
     } catch (InterruptedException ie) {

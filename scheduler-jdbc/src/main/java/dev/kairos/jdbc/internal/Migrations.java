@@ -44,7 +44,8 @@ public final class Migrations {
           "V7__calendars.sql",
           "V8__limits.sql",
           "V9__change_seq_cache.sql",
-          "V10__concurrent_runs.sql");
+          "V10__concurrent_runs.sql",
+          "V11__partial_indexes.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";
