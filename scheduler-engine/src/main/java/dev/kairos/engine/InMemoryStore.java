@@ -136,7 +136,7 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized List<JobRecord> findAll() {
-    return byKey(jobs.values().stream()).toList();
+    return jobs.values().stream().sorted(BY_KEY).toList();
   }
 
   @Override
@@ -424,9 +424,10 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized boolean deleteCalendar(String name) {
     List<String> users =
-        byKey(jobs.values().stream())
+        jobs.values().stream()
             .filter(r -> r.spec().calendar().filter(name::equals).isPresent())
             .map(JobRecord::key)
+            .sorted()
             .toList();
     if (!users.isEmpty()) {
       throw dev.kairos.spi.JobRules.calendarInUse(name, users);
@@ -434,10 +435,9 @@ public final class InMemoryStore implements ClusterStore {
     return calendars.remove(name) != null;
   }
 
-  /** The records in key order, as {@link #findAll} promises. */
-  private static java.util.stream.Stream<JobRecord> byKey(java.util.stream.Stream<JobRecord> s) {
-    return s.sorted(java.util.Comparator.comparing(JobRecord::key));
-  }
+  /** Key order, which {@link #findAll} promises (the map itself is unordered). */
+  private static final java.util.Comparator<JobRecord> BY_KEY =
+      java.util.Comparator.comparing(JobRecord::key);
 
   /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */
   private void put(JobRecord r) {
@@ -666,7 +666,7 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized List<JobRecord> expiredClaims(int limit) {
     Instant now = storeNow();
-    return byKey(jobs.values().stream())
+    return jobs.values().stream()
         .filter(
             r -> {
               Lease l = leases.get(r.key());
@@ -675,6 +675,7 @@ public final class InMemoryStore implements ClusterStore {
                   ? l == null || expired
                   : expired && r.dueTime() != null;
             })
+        .sorted(BY_KEY) // key order among the expired only, as the JDBC store's query
         .limit(limit)
         .toList();
   }
