@@ -122,6 +122,15 @@ final class Dispatcher {
   private final Map<String, Entry> tracked = new HashMap<>();
 
   /**
+   * Marks of entries taken but finished unrun after shutdown (they leave {@link #tracked}), for
+   * {@link #markedNotRun}. Guarded by the lock.
+   */
+  private final List<UnrunMark> unrunMarks = new ArrayList<>();
+
+  /** A start mark of an entry that did not run, and the batch that writes it. */
+  private record UnrunMark(dev.kairos.spi.StartMark mark, MarkBatch batch) {}
+
+  /**
    * Versions of the records that recently ended a job's tracking at {@link #finish} (nothing left
    * to queue: paused, complete, deleted), so that a change's notice arriving just after, older than
    * what the write-back stored, cannot queue the job again. Bounded: such notices arrive within
@@ -912,6 +921,11 @@ final class Dispatcher {
       releasePermit(e); // first: the earliest waiting fire goes before this job's next
       e.running = false;
       e.recovery = false;
+      if (shutdown && !e.started && e.mark != null && e.markedVersion == e.record.version()) {
+        // Taken, then closed before its run: its mark (if written) is cleared with the queued ones.
+        unrunMarks.add(new UnrunMark(new dev.kairos.spi.StartMark(e.key, e.markedVersion), e.mark));
+      }
+      e.started = false;
       e.mark = null;
       e.claimedFire = null;
       e.seenElsewhere = null;
@@ -980,6 +994,7 @@ final class Dispatcher {
     if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
       return null;
     }
+    e.started = true; // the worker owns the running entry; finish reads it after the hand-back
     return start;
   }
 
@@ -1147,8 +1162,9 @@ final class Dispatcher {
   }
 
   /**
-   * Queued entries whose start mark was written at their current version but that have not run (for
-   * close: the store clears those marks, so a clean stop leaves no false recovery).
+   * Entries whose start mark was written at their current version but that have not run: queued
+   * ones, and ones a worker took but finished unrun because the scheduler closed first (for close:
+   * the store clears those marks, so a clean stop leaves no false recovery).
    */
   List<dev.kairos.spi.StartMark> markedNotRun() {
     lock.lock();
@@ -1160,6 +1176,11 @@ final class Dispatcher {
             && q.markedVersion == q.record.version()
             && q.mark.written()) {
           out.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+        }
+      }
+      for (UnrunMark u : unrunMarks) {
+        if (u.batch().written()) {
+          out.add(u.mark());
         }
       }
       return out;

@@ -113,6 +113,13 @@ final class Entry {
   long markedVersion;
 
   /**
+   * Set by the worker when its run of the entry may start ({@link Dispatcher#beginRun} answered a
+   * start); cleared by {@link Dispatcher#finish}. Tells a taken entry that closed before its run
+   * from one that ran, for the start marks close clears.
+   */
+  boolean started;
+
+  /**
    * Cluster mode: set on a running entry that another worker took and claimed in a batch with its
    * own ({@link FireRunner}), and handed out through {@link Dispatcher#handOut}: the fire decided
    * and the claim's answer. Read and cleared by the worker that takes it from the ready queue.

@@ -141,6 +141,29 @@ class MarkBatchTest {
   }
 
   @Test
+  void markedNotRun_includesAnEntryTakenButClosedBeforeItsRun() throws Exception {
+    load(due(10, "due-", T0));
+    Entry first = take();
+    MarkBatch b = dispatcher.markBatch(first, 4, 0, ALL);
+    b.claimWrite();
+    b.complete(true);
+    assertThat(dispatcher.beginRun(first)).as("the first runs").isNotNull();
+    Entry second = take(); // covered by the first's batch, taken before close ...
+    assertThat(keys(b)).contains(second.key);
+
+    dispatcher.shutdown(); // ... which comes before its run starts
+    assertThat(dispatcher.beginRun(second)).isNull();
+    dispatcher.finish(second, null);
+    dispatcher.finish(first, null); // it ran: its mark is its write-back's (or a recovery's)
+
+    Set<String> expected = keys(b);
+    expected.remove(first.key);
+    assertThat(dispatcher.markedNotRun())
+        .extracting(StartMark::key)
+        .containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  @Test
   void horizon_marksEntriesDueWithinItOnly() throws Exception {
     List<JobRecord> rows = new ArrayList<>(due(1, "now-", T0));
     rows.addAll(due(5, "soon-", T0.plusMillis(50)));
