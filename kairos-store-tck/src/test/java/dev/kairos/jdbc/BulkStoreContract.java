@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -210,6 +211,63 @@ abstract class BulkStoreContract {
       }
     }
     assertThat(s.findAll()).hasSize(2 * (3 * perCall / 2 + perCall));
+  }
+
+  /**
+   * Three calls upsert the same 600 new keys at once, each in its own shuffled order and in chunks
+   * of 200 (as instances starting together and scheduling their jobs do), five rounds over: every
+   * call succeeds, every key is created exactly once among them and found unchanged by the others,
+   * and every job is stored.
+   */
+  @Test
+  void upsertAll_racingCallsOnTheSameKeys_eachKeyCreatedOnce() throws Exception {
+    JobStore s = open();
+    int keys = 600;
+    for (int round = 0; round < 5; round++) {
+      Map<String, java.util.concurrent.atomic.AtomicInteger> created =
+          new java.util.concurrent.ConcurrentHashMap<>();
+      List<Upsert.Change> others = java.util.Collections.synchronizedList(new ArrayList<>());
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(3);
+      List<java.util.concurrent.CompletableFuture<Void>> calls = new ArrayList<>();
+      for (int c = 0; c < 3; c++) {
+        List<JobRecord> mine = new ArrayList<>();
+        for (int i = 0; i < keys; i++) {
+          mine.add(fresh(spec(String.format("r%d-k%04d", round, i)), T0));
+        }
+        java.util.Collections.shuffle(mine, new java.util.Random(round * 3L + c));
+        calls.add(
+            java.util.concurrent.CompletableFuture.runAsync(
+                () -> {
+                  try {
+                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                  } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                  }
+                  for (int from = 0; from < keys; from += 200) {
+                    for (Upsert u : s.upsertAll(mine.subList(from, from + 200))) {
+                      if (u.change() == Upsert.Change.CREATED) {
+                        created
+                            .computeIfAbsent(
+                                u.record().key(),
+                                k -> new java.util.concurrent.atomic.AtomicInteger())
+                            .incrementAndGet();
+                      } else {
+                        others.add(u.change());
+                      }
+                    }
+                  }
+                }));
+      }
+      for (var f : calls) {
+        f.get(120, java.util.concurrent.TimeUnit.SECONDS);
+      }
+      assertThat(created).as("keys created, round %d", round).hasSize(keys);
+      assertThat(created.entrySet().stream().filter(e -> e.getValue().get() != 1).toList())
+          .as("keys created more than once")
+          .isEmpty();
+      assertThat(others).hasSize(2 * keys).containsOnly(Upsert.Change.UNCHANGED);
+    }
+    assertThat(s.findAll()).hasSize(5 * keys);
   }
 
   /** More keys than one IN list holds; all come back in order, due in (due time, key) order. */

@@ -295,6 +295,14 @@ public final class JdbcJobStore implements ClusterStore {
   // ---- bulk writes ---------------------------------------------------------------------------
 
   /**
+   * Most transactions one {@code upsertAll} call runs when other callers keep inserting its keys
+   * first: each lost race means one of them committed a key, which the next attempt finds.
+   */
+  static final int UPSERT_ATTEMPTS = 8;
+
+  private static final Comparator<JobRecord> BY_KEY = Comparator.comparing(JobRecord::key);
+
+  /**
    * {@link #upsert} of each record in one transaction: the existing rows read and locked with one
    * query per 1,000 keys, changed definitions updated in one batch, new jobs inserted in one batch.
    * Keep batches to about a thousand records (the engine does): the change feed assumes that a
@@ -307,15 +315,18 @@ public final class JdbcJobStore implements ClusterStore {
     }
     String what = "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'";
     List<Upsert> out;
-    try {
-      out = database.inTransaction(what, h -> upsertAll(h, fresh));
-    } catch (StoreException e) {
-      if (!isUniqueViolation(e)) {
-        throw e;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        out = database.inTransaction(what, h -> upsertAll(h, fresh));
+        break;
+      } catch (StoreException e) {
+        if (!isUniqueViolation(e) || attempt >= UPSERT_ATTEMPTS) {
+          throw e;
+        }
+        // Another caller inserted one of the keys between our SELECT and INSERT (and committed:
+        // the insert waited for it), so the next look sees it: upsert again.
+        log.debug("{}: a key was inserted concurrently; upserting again", what);
       }
-      // Another instance inserted one of the keys between our SELECT and INSERT: upsert again.
-      log.debug("{}: a key was inserted concurrently; upserting again", what);
-      out = database.inTransaction(what, h -> upsertAll(h, fresh));
     }
     if (out.stream().anyMatch(u -> u.change() != Upsert.Change.UNCHANGED)) {
       signal();
@@ -346,6 +357,10 @@ public final class JdbcJobStore implements ClusterStore {
         updated.add(r.withVersion(row.version() + 1));
       }
     }
+    // Rows written in key order, as they are locked: calls racing on the same keys then wait for
+    // each other instead of deadlocking (H2 cannot tell a deadlock from a slow lock).
+    created.sort(BY_KEY);
+    updated.sort(BY_KEY);
     if (!updated.isEmpty()) {
       jobs.updateDefinitions(h, updated);
       Map<String, JobRecord> stored = new HashMap<>();
