@@ -1236,6 +1236,23 @@ public abstract class JobStoreContract {
     assertThat(store.find("a")).contains(r); // the job's own row is left alone
   }
 
+  /**
+   * A backfill run that ends after its job was unscheduled writes nothing: no history row that a
+   * job created again under the key would inherit.
+   */
+  @Test
+  void finishBackfill_ofADeletedJob_writesNoHistory() {
+    store.upsert(fresh("a", T0));
+    store.addBackfill("a", List.of(minutes(-1)));
+    assertThat(store.claimBackfill("a", minutes(-1), "i1")).isTrue();
+    assertThat(store.delete("a")).isTrue();
+
+    assertThat(store.finishBackfill(backfillRun("a", minutes(-1), "i1"), "i1")).isFalse();
+
+    store.upsert(fresh("a", T0));
+    assertThat(store.history("a", 10)).isEmpty();
+  }
+
   @Test
   void releaseBackfill_givesBackClaimsOfInstancesNotLive() {
     store.upsert(fresh("a", T0));

@@ -314,6 +314,10 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized boolean finishBackfill(RunRecord run, String instance) {
+    dev.kairos.spi.JobRules.checkRun(run);
+    if (!jobs.containsKey(run.key())) {
+      return false; // unscheduled meanwhile: no history for a job created again under the key
+    }
     prepend(run);
     TreeMap<Instant, BackfillSlot> slots = backfill.get(run.key());
     BackfillSlot b = slots == null ? null : slots.get(run.scheduledFireTime());

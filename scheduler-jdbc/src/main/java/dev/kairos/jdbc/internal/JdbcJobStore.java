@@ -775,7 +775,8 @@ public final class JdbcJobStore implements ClusterStore {
     return database.inTransaction(
         "writing back concurrent run " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
-          if (tables().jobs().find(h, run.key(), false).isEmpty()) {
+          // Locked: a deletion of the job waits, then deletes this history row with the rest.
+          if (tables().jobs().find(h, run.key(), true).isEmpty()) {
             return false;
           }
           if (settings.historyPerJob() > 0) {
@@ -785,11 +786,17 @@ public final class JdbcJobStore implements ClusterStore {
         });
   }
 
+  /** One transaction: the history row and the slot done; nothing if the job is gone. */
   @Override
   public boolean finishBackfill(RunRecord run, String instance) {
+    JobRules.checkRun(run);
     return database.inTransaction(
         "writing back backfill slot " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
+          // Locked: a deletion of the job waits, then deletes this history row with the rest.
+          if (tables().jobs().find(h, run.key(), true).isEmpty()) {
+            return false;
+          }
           if (settings.historyPerJob() > 0) {
             runs.insert(h, run);
           }
