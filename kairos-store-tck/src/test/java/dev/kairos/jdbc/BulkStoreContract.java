@@ -62,6 +62,15 @@ abstract class BulkStoreContract {
     return JobRecord.fresh(spec, due);
   }
 
+  /** Waits at the barrier (30 s at most), so that the calls start together. */
+  static void await(java.util.concurrent.CyclicBarrier start) {
+    try {
+      start.await(30, java.util.concurrent.TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   /** Jobs "same" and "changed" stored and run once; "changed" then paused. */
   static void prepare(JobStore s) {
     for (String key : List.of("same", "changed")) {
@@ -193,11 +202,7 @@ abstract class BulkStoreContract {
         running.add(
             java.util.concurrent.CompletableFuture.supplyAsync(
                 () -> {
-                  try {
-                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
+                  await(start);
                   return s.upsertAll(batch);
                 }));
       }
@@ -238,11 +243,7 @@ abstract class BulkStoreContract {
         calls.add(
             java.util.concurrent.CompletableFuture.runAsync(
                 () -> {
-                  try {
-                    start.await(30, java.util.concurrent.TimeUnit.SECONDS);
-                  } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                  }
+                  await(start);
                   for (int from = 0; from < keys; from += 200) {
                     for (Upsert u : s.upsertAll(mine.subList(from, from + 200))) {
                       if (u.change() == Upsert.Change.CREATED) {

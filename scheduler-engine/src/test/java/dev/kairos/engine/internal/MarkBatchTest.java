@@ -62,6 +62,13 @@ class MarkBatchTest {
     return e;
   }
 
+  /** The batch, written by its maker (as a worker writes its own). */
+  private static MarkBatch written(MarkBatch b) {
+    assertThat(b.claimWrite()).isTrue();
+    b.complete(true);
+    return b;
+  }
+
   private static Set<String> keys(MarkBatch b) {
     Set<String> out = new HashSet<>();
     for (StartMark m : b.marks) {
@@ -103,9 +110,7 @@ class MarkBatchTest {
   void markAhead_onlyWhenFewAreCovered_neverTwice() throws Exception {
     load(due(200, "due-", T0));
     Entry first = take();
-    MarkBatch b = dispatcher.markBatch(first, 64, 0, ALL);
-    b.claimWrite();
-    b.complete(true);
+    MarkBatch b = written(dispatcher.markBatch(first, 64, 0, ALL));
 
     // 63 due entries covered ahead: no mark-ahead yet
     assertThat(dispatcher.markAhead(64, 32, 0, ALL)).isNull();
@@ -144,9 +149,7 @@ class MarkBatchTest {
   void markedNotRun_includesAnEntryTakenButClosedBeforeItsRun() throws Exception {
     load(due(10, "due-", T0));
     Entry first = take();
-    MarkBatch b = dispatcher.markBatch(first, 4, 0, ALL);
-    b.claimWrite();
-    b.complete(true);
+    MarkBatch b = written(dispatcher.markBatch(first, 4, 0, ALL));
     assertThat(dispatcher.beginRun(first)).as("the first runs").isNotNull();
     Entry second = take(); // covered by the first's batch, taken before close ...
     assertThat(keys(b)).contains(second.key);
