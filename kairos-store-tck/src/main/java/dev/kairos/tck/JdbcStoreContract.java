@@ -305,6 +305,48 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     }
   }
 
+  /**
+   * Racing {@code putCalendar} of one name (instances defining their calendars at start), new and
+   * then existing: every call succeeds, and one of the definitions given is stored whole.
+   */
+  @Test
+  void putCalendar_concurrentlyOfOneName_allSucceedOneDefinitionStored() throws Exception {
+    int threads = 4;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      for (int round = 0; round < 6; round++) {
+        String name = "race-" + (round / 2); // each name new, then stored again
+        List<dev.kairos.BusinessCalendar> given = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+          given.add(
+              dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC)
+                  .weekdays()
+                  .excluding(
+                      java.time.LocalDate.of(2026, 1, 1 + t),
+                      java.time.LocalDate.of(2026, 2, 1 + round)));
+        }
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<?>> calls = new ArrayList<>();
+        for (dev.kairos.BusinessCalendar c : given) {
+          calls.add(
+              pool.submit(
+                  () -> {
+                    go.await();
+                    store.putCalendar(name, c);
+                    return null;
+                  }));
+        }
+        go.countDown();
+        for (Future<?> f : calls) {
+          f.get(30, TimeUnit.SECONDS);
+        }
+        assertThat(given).contains(store.calendars().get(name));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   // ---- schema life cycle -----------------------------------------------------------------------
 
   @Test

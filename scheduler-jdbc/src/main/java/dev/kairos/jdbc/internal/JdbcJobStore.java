@@ -32,6 +32,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 import org.jdbi.v3.core.Handle;
+import org.jdbi.v3.core.HandleCallback;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -211,18 +212,7 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public Upsert upsert(JobRecord fresh) {
-    String what = "upserting job '" + fresh.key() + "'";
-    Upsert u;
-    try {
-      u = database.inTransaction(what, h -> upsert(h, fresh));
-    } catch (StoreException e) {
-      if (!isUniqueViolation(e)) {
-        throw e;
-      }
-      // Another instance inserted the key between our SELECT and INSERT: it is an update now.
-      log.debug("job '{}': inserted concurrently; upserting again", fresh.key());
-      u = database.inTransaction(what, h -> upsert(h, fresh));
-    }
+    Upsert u = retryingInsertRace("upserting job '" + fresh.key() + "'", h -> upsert(h, fresh));
     if (u.change() != Upsert.Change.UNCHANGED) {
       signal();
     }
@@ -295,10 +285,29 @@ public final class JdbcJobStore implements ClusterStore {
   // ---- bulk writes ---------------------------------------------------------------------------
 
   /**
-   * Most transactions one {@code upsertAll} call runs when other callers keep inserting its keys
-   * first: each lost race means one of them committed a key, which the next attempt finds.
+   * Most transactions one upsert ({@code upsert}, {@code upsertAll}, {@code putCalendar}) runs when
+   * other callers keep inserting its keys first: each lost race means one of them committed a key,
+   * which the next attempt finds.
    */
   static final int UPSERT_ATTEMPTS = 8;
+
+  /**
+   * Runs {@code work} in a transaction, and again (at most {@link #UPSERT_ATTEMPTS} times in all)
+   * while it fails on a unique key that another caller inserted between its look and its insert:
+   * the insert waited for that caller's commit, so the next attempt finds the row.
+   */
+  private <T> T retryingInsertRace(String what, HandleCallback<T, SQLException> work) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return database.inTransaction(what, work);
+      } catch (StoreException e) {
+        if (!isUniqueViolation(e) || attempt >= UPSERT_ATTEMPTS) {
+          throw e;
+        }
+        log.debug("{}: a key was inserted concurrently; running it again", what);
+      }
+    }
+  }
 
   private static final Comparator<JobRecord> BY_KEY = Comparator.comparing(JobRecord::key);
 
@@ -313,21 +322,10 @@ public final class JdbcJobStore implements ClusterStore {
     if (fresh.isEmpty()) {
       return List.of();
     }
-    String what = "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'";
-    List<Upsert> out;
-    for (int attempt = 1; ; attempt++) {
-      try {
-        out = database.inTransaction(what, h -> upsertAll(h, fresh));
-        break;
-      } catch (StoreException e) {
-        if (!isUniqueViolation(e) || attempt >= UPSERT_ATTEMPTS) {
-          throw e;
-        }
-        // Another caller inserted one of the keys between our SELECT and INSERT (and committed:
-        // the insert waited for it), so the next look sees it: upsert again.
-        log.debug("{}: a key was inserted concurrently; upserting again", what);
-      }
-    }
+    List<Upsert> out =
+        retryingInsertRace(
+            "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'",
+            h -> upsertAll(h, fresh));
     if (out.stream().anyMatch(u -> u.change() != Upsert.Change.UNCHANGED)) {
       signal();
     }
@@ -997,7 +995,7 @@ public final class JdbcJobStore implements ClusterStore {
   public void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
     JobRules.checkCalendar(name, calendar);
     tables(); // opens the store
-    database.inTransaction(
+    retryingInsertRace( // instances storing their calendars at start race on the name
         "storing calendar '" + JobRules.printable(name) + "'",
         h -> {
           calendarTable.put(h, name, calendar);
