@@ -278,30 +278,11 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void upsert_concurrentInsertsOfOneKey_oneCreatedOthersUnchanged() throws Exception {
     int threads = 4;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      for (int round = 0; round < 5; round++) {
-        String key = "race-" + round;
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<Upsert.Change>> changes = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          changes.add(
-              pool.submit(
-                  () -> {
-                    go.await();
-                    return store.upsert(fresh(key, T0)).change();
-                  }));
-        }
-        go.countDown();
-        List<Upsert.Change> seen = new ArrayList<>();
-        for (Future<Upsert.Change> f : changes) {
-          seen.add(f.get(30, TimeUnit.SECONDS));
-        }
-        assertThat(seen).containsOnlyOnce(Upsert.Change.CREATED);
-        assertThat(seen).filteredOn(c -> c == Upsert.Change.UNCHANGED).hasSize(threads - 1);
-      }
-    } finally {
-      pool.shutdownNow();
+    for (int round = 0; round < 5; round++) {
+      String key = "race-" + round;
+      List<Upsert.Change> seen = race(threads, t -> store.upsert(fresh(key, T0)).change());
+      assertThat(seen).containsOnlyOnce(Upsert.Change.CREATED);
+      assertThat(seen).filteredOn(c -> c == Upsert.Change.UNCHANGED).hasSize(threads - 1);
     }
   }
 
@@ -312,36 +293,57 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   @Test
   void putCalendar_concurrentlyOfOneName_allSucceedOneDefinitionStored() throws Exception {
     int threads = 4;
+    for (int round = 0; round < 6; round++) {
+      String name = "race-" + (round / 2); // each name new, then stored again
+      List<dev.kairos.BusinessCalendar> given = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        given.add(
+            dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC)
+                .weekdays()
+                .excluding(
+                    java.time.LocalDate.of(2026, 1, 1 + t),
+                    java.time.LocalDate.of(2026, 2, 1 + round)));
+      }
+      race(
+          threads,
+          t -> {
+            store.putCalendar(name, given.get(t));
+            return t;
+          });
+      assertThat(given).contains(store.calendars().get(name));
+    }
+  }
+
+  /** A call of a racing test, given its index. */
+  @FunctionalInterface
+  private interface RacingCall<T> {
+    T call(int index) throws Exception;
+  }
+
+  /**
+   * Runs {@code call} for indexes 0 to {@code threads - 1}, each on a thread of its own, released
+   * together; returns their answers in index order (30 s at most for each).
+   */
+  private static <T> List<T> race(int threads, RacingCall<T> call) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(threads);
     try {
-      for (int round = 0; round < 6; round++) {
-        String name = "race-" + (round / 2); // each name new, then stored again
-        List<dev.kairos.BusinessCalendar> given = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-          given.add(
-              dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC)
-                  .weekdays()
-                  .excluding(
-                      java.time.LocalDate.of(2026, 1, 1 + t),
-                      java.time.LocalDate.of(2026, 2, 1 + round)));
-        }
-        CountDownLatch go = new CountDownLatch(1);
-        List<Future<?>> calls = new ArrayList<>();
-        for (dev.kairos.BusinessCalendar c : given) {
-          calls.add(
-              pool.submit(
-                  () -> {
-                    go.await();
-                    store.putCalendar(name, c);
-                    return null;
-                  }));
-        }
-        go.countDown();
-        for (Future<?> f : calls) {
-          f.get(30, TimeUnit.SECONDS);
-        }
-        assertThat(given).contains(store.calendars().get(name));
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<T>> calls = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        int index = t;
+        calls.add(
+            pool.submit(
+                () -> {
+                  go.await();
+                  return call.call(index);
+                }));
       }
+      go.countDown();
+      List<T> out = new ArrayList<>();
+      for (Future<T> f : calls) {
+        out.add(f.get(30, TimeUnit.SECONDS));
+      }
+      return out;
     } finally {
       pool.shutdownNow();
     }
