@@ -240,6 +240,50 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(store.history("a", 1).get(0).error()).isEqualTo(after.lastError());
   }
 
+  /**
+   * Runs written back apart from the job's own write-back (concurrent runs under {@code allow(n)},
+   * backfill slots) keep the history table within {@code historyPerJob}, as the job's own runs do.
+   */
+  @Test
+  void history_ofConcurrentAndBackfillRuns_keptWithinHistoryPerJob() {
+    String p = nextPrefix();
+    JobStore small = database().builder().tablePrefix(p).historyPerJob(3).build().jobStore();
+    try {
+      small.open();
+      JobRecord r = small.upsert(fresh("a", T0)).record();
+      for (int i = 0; i < 12; i++) {
+        Instant fire = r.nextFireTime();
+        r = small.startConcurrentRun(start(r, "i1", 1)).started().orElseThrow();
+        assertThat(small.finishConcurrentRun(backfillRun("a", fire, "i1"), "i1")).isTrue();
+      }
+      assertThat(historyRows(p, "a")).isEqualTo(3);
+      List<Instant> slots = new ArrayList<>();
+      for (int i = 1; i <= 12; i++) {
+        slots.add(T0.minusSeconds(3600L * i));
+      }
+      assertThat(small.addBackfill("a", slots)).isEqualTo(12);
+      for (Instant fire : slots) {
+        assertThat(small.claimBackfill("a", fire, "i1")).isTrue();
+        assertThat(small.finishBackfill(backfillRun("a", fire, "i1"), "i1")).isTrue();
+      }
+      assertThat(historyRows(p, "a")).isEqualTo(3);
+      assertThat(small.history("a", 10))
+          .extracting(RunRecord::scheduledFireTime)
+          .containsExactly(slots.get(11), slots.get(10), slots.get(9));
+    } finally {
+      small.close();
+    }
+  }
+
+  private long historyRows(String prefix, String key) {
+    Object n =
+        database()
+            .row("SELECT COUNT(*) AS n FROM " + prefix + "runs WHERE job_key = '" + key + "'")
+            .orElseThrow()
+            .get("n");
+    return Long.parseLong(String.valueOf(n));
+  }
+
   @Test
   void historyMaxAge_deletesRunsEndedLongBeforeTheNewest() {
     JobStore aging =
@@ -311,6 +355,59 @@ public abstract class JdbcStoreContract extends JobStoreContract {
             return t;
           });
       assertThat(given).contains(store.calendars().get(name));
+    }
+  }
+
+  /**
+   * {@code deleteCalendar} racing the upsert of a job attached to that calendar (one instance
+   * removing a calendar while another schedules a job on it), alone or in a bulk upsert: one of the
+   * two is refused, naming the job or the calendar, and no job is left attached to a calendar that
+   * is gone.
+   */
+  @Test
+  void deleteCalendar_racingAnUpsertAttachingAJob_oneRefusedNoJobLeftWithoutIt() throws Exception {
+    dev.kairos.BusinessCalendar desk =
+        dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC).weekdays();
+    for (int round = 0; round < 30; round++) {
+      String name = "desk-" + round;
+      JobRecord attached = JobRecord.fresh(spec("attached-" + round).excluding(name), T0);
+      boolean bulk = round % 2 == 1;
+      store.putCalendar(name, desk);
+      List<Object> answers =
+          race(
+              2,
+              t -> {
+                try {
+                  if (t == 0) {
+                    return store.deleteCalendar(name);
+                  }
+                  return bulk ? store.upsertAll(List.of(attached)) : store.upsert(attached);
+                } catch (IllegalStateException e) {
+                  return e;
+                }
+              });
+      boolean calendarGone = !store.calendars().containsKey(name);
+      boolean jobStored = store.find(attached.key()).isPresent();
+      assertThat(calendarGone && jobStored)
+          .as("round %d: job attached to a deleted calendar (answers %s)", round, answers)
+          .isFalse();
+      if (calendarGone) {
+        assertThat(answers.get(1))
+            .as("round %d", round)
+            .isInstanceOfSatisfying(
+                IllegalStateException.class,
+                e ->
+                    assertThat(e)
+                        .hasMessageContaining("job '" + attached.key() + "'")
+                        .hasMessageContaining("calendar '" + name + "'"));
+      } else {
+        assertThat(answers.get(0))
+            .as("round %d", round)
+            .isInstanceOfSatisfying(
+                IllegalStateException.class,
+                e -> assertThat(e).hasMessageContaining(attached.key()));
+        assertThat(jobStored).isTrue();
+      }
     }
   }
 

@@ -928,6 +928,7 @@ public abstract class JobStoreContract {
   @ParameterizedTest
   @MethodSource("definitions")
   void definition_roundTripsExactly(JobSpec spec) {
+    spec.calendar().ifPresent(c -> store.putCalendar(c, BusinessCalendar.in(ZoneOffset.UTC)));
     store.upsert(JobRecord.fresh(spec, T0));
 
     assertThat(stored("job").spec()).isEqualTo(spec);
@@ -1129,7 +1130,16 @@ public abstract class JobStoreContract {
     return T0.plusSeconds(60L * n);
   }
 
-  private static RunRecord backfillRun(String key, Instant fire, String instance) {
+  /**
+   * A successful run of a backfill slot or concurrent run, as {@code finishBackfill} and {@code
+   * finishConcurrentRun} are given it.
+   *
+   * @param key the job key
+   * @param fire the slot's fire time
+   * @param instance the instance that ran it
+   * @return the run
+   */
+  protected static RunRecord backfillRun(String key, Instant fire, String instance) {
     return new RunRecord(
         key, fire, T0, T0.plusSeconds(1), RunOutcome.SUCCESS, null, 1, instance, false, 0);
   }
@@ -1296,7 +1306,15 @@ public abstract class JobStoreContract {
   /**
    * The start of a run of {@code r}'s due fire under a bound of {@code max}; next fire 1 min on.
    */
-  private static ConcurrentRun start(JobRecord r, String instance, int max) {
+  /**
+   * The start of a concurrent run of r's next fire, moving the job on one minute.
+   *
+   * @param r the record the start is decided from
+   * @param instance the instance starting it
+   * @param max the bound of concurrent runs
+   * @return the start
+   */
+  protected static ConcurrentRun start(JobRecord r, String instance, int max) {
     Instant next = r.nextFireTime().plusSeconds(60);
     return new ConcurrentRun(
         r.key(),

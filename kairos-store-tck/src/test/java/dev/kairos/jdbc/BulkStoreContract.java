@@ -139,6 +139,10 @@ abstract class BulkStoreContract {
     for (int i = 0; i < specs.size(); i++) {
       Instant due = edges.get(i % edges.size());
       JobRecord r = fresh(specs.get(i), due);
+      r.spec()
+          .calendar()
+          .ifPresent(
+              c -> s.putCalendar(c, dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC)));
       List<JobRecord> batch = new ArrayList<>(List.of(r, fresh(spec("other"), due)));
       assertThat(s.upsertAll(batch)).allMatch(u -> u.change() == Upsert.Change.CREATED);
       assertThat(s.find("job").orElseThrow().spec()).isEqualTo(r.spec());

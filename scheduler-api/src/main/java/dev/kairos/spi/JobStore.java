@@ -39,6 +39,9 @@ public interface JobStore extends StoreSource, AutoCloseable {
    *
    * @param fresh the job as newly scheduled
    * @return what the store did
+   * @throws IllegalStateException from a store shared by instances, if {@code fresh} is attached to
+   *     a calendar it does not hold (deleted by another instance since the engine looked; see
+   *     {@link #deleteCalendar}); nothing is written then
    */
   Upsert upsert(JobRecord fresh);
 
@@ -409,7 +412,11 @@ public interface JobStore extends StoreSource, AutoCloseable {
   }
 
   /**
-   * Deletes the calendar unless a job refers to it, atomically with that check.
+   * Deletes the calendar unless a job refers to it, atomically with that check. A store shared by
+   * instances also orders the delete with the upserts that attach jobs to the calendar (one
+   * instance may delete it while another schedules on it): the delete is refused naming the job, or
+   * the upsert is refused naming the calendar ({@link #upsert}); no job is left attached to a
+   * calendar that is gone.
    *
    * @param name the calendar's name
    * @return false if there was none

@@ -95,6 +95,19 @@ final class CalendarTable {
     return existed;
   }
 
+  /**
+   * Locks the calendar's row until the transaction ends, so that a racing {@link #delete} waits for
+   * it (and then sees the jobs it attached); false if no calendar of that name is stored.
+   */
+  boolean lock(Handle h, String name) {
+    return h.createQuery(
+            "SELECT calendar_name FROM " + calendars + " WHERE calendar_name = :name FOR UPDATE")
+        .bind("name", name)
+        .mapTo(String.class)
+        .findOne()
+        .isPresent();
+  }
+
   /** The keys of the jobs attached to the calendar, ordered, locking nothing. */
   List<String> users(Handle h, String name) {
     return h.createQuery(

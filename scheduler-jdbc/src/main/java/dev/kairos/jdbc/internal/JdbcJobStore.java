@@ -220,6 +220,7 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   private Upsert upsert(Handle h, JobRecord fresh) throws SQLException {
+    lockCalendars(h, List.of(fresh));
     JobTable jobs = tables().jobs();
     Optional<JobRows.Row> old = jobs.find(h, fresh.key(), true);
     if (old.isEmpty()) {
@@ -333,6 +334,7 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   private List<Upsert> upsertAll(Handle h, List<JobRecord> fresh) throws SQLException {
+    lockCalendars(h, fresh);
     JobTable jobs = tables().jobs();
     List<String> keys = fresh.stream().map(JobRecord::key).toList();
     Map<String, JobRows.Row> old = new HashMap<>();
@@ -777,9 +779,7 @@ public final class JdbcJobStore implements ClusterStore {
           if (tables().jobs().find(h, run.key(), true).isEmpty()) {
             return false;
           }
-          if (settings.historyPerJob() > 0) {
-            runs.insert(h, run);
-          }
+          insertTrimming(h, run);
           return backfill.deleteRun(h, run.key(), run.scheduledFireTime(), instance);
         });
   }
@@ -795,11 +795,25 @@ public final class JdbcJobStore implements ClusterStore {
           if (tables().jobs().find(h, run.key(), true).isEmpty()) {
             return false;
           }
-          if (settings.historyPerJob() > 0) {
-            runs.insert(h, run);
-          }
+          insertTrimming(h, run);
           return backfill.finish(h, run.key(), run.scheduledFireTime(), instance);
         });
+  }
+
+  /**
+   * Adds a history row for a run written back apart from its job's own write-back (a concurrent
+   * run, a backfill slot) and trims the job's history as {@link #trimHistory} does, at once: such
+   * runs move no run count to trim by, and a long backfill would grow the table meanwhile.
+   */
+  private void insertTrimming(Handle h, RunRecord run) throws SQLException {
+    if (settings.historyPerJob() == 0) {
+      return;
+    }
+    runs.insert(h, run);
+    runs.keepNewest(h, run.key(), settings.historyPerJob());
+    if (settings.historyMaxAge() != null) {
+      runs.deleteEndedBefore(h, run.key(), minus(run.end(), settings.historyMaxAge()));
+    }
   }
 
   @Override
@@ -1010,17 +1024,46 @@ public final class JdbcJobStore implements ClusterStore {
     return database.withHandle("reading calendars", h -> calendarTable.all(h, warnedCalendars));
   }
 
+  /**
+   * Locks the rows of the calendars the records are attached to, in name order, before any job row
+   * (every transaction that locks both goes calendar first), so that a racing {@link
+   * #deleteCalendar} either waits for this transaction and then finds its jobs, or has committed
+   * and this one is refused: no job is attached to a calendar that is gone.
+   *
+   * @throws IllegalStateException naming a job and its calendar, if that calendar is not stored
+   */
+  private void lockCalendars(Handle h, List<JobRecord> records) {
+    java.util.TreeMap<String, String> firstUser = new java.util.TreeMap<>();
+    for (JobRecord r : records) {
+      r.spec().calendar().ifPresent(c -> firstUser.putIfAbsent(c, r.key()));
+    }
+    for (Map.Entry<String, String> e : firstUser.entrySet()) {
+      if (!calendarTable.lock(h, e.getKey())) {
+        throw new IllegalStateException(
+            "job '"
+                + JobRules.printable(e.getValue())
+                + "': calendar '"
+                + JobRules.printable(e.getKey())
+                + "' is not stored (deleted meanwhile by another instance?); nothing was written:"
+                + " store it with putCalendar first");
+      }
+    }
+  }
+
   @Override
   public boolean deleteCalendar(String name) {
     tables();
     return database.inTransaction(
         "deleting calendar '" + JobRules.printable(name) + "'",
         h -> {
+          // The delete first: it waits for the upserts that locked the calendar's row (see
+          // lockCalendars), and the look for its users, a later statement, sees their jobs.
+          boolean existed = calendarTable.delete(h, name);
           List<String> users = calendarTable.users(h, name);
           if (!users.isEmpty()) {
-            throw JobRules.calendarInUse(name, users);
+            throw JobRules.calendarInUse(name, users); // rolls the delete back
           }
-          return calendarTable.delete(h, name);
+          return existed;
         });
   }
 
