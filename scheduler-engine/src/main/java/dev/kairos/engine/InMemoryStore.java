@@ -38,12 +38,20 @@ public final class InMemoryStore implements ClusterStore {
   /** Default number of runs kept per job in the history. */
   public static final int DEFAULT_HISTORY_PER_JOB = 100;
 
-  /** By key; unordered for O(1) look-ups on the fire path, sorted where order is promised. */
-  private final Map<String, JobRecord> jobs = new HashMap<>();
+  /**
+   * Each job's record and history by key; unordered for O(1) look-ups on the fire path, sorted
+   * where order is promised. One map for both: a run's write-back looks the key up once.
+   */
+  private final Map<String, Slot> jobs = new HashMap<>();
+
+  /** A stored job: its record and its runs, newest first (null until its first run). */
+  private static final class Slot {
+    JobRecord record;
+    Deque<RunRecord> runs;
+  }
 
   private final TreeMap<String, dev.kairos.BusinessCalendar> calendars = new TreeMap<>();
   private final NavigableSet<WindowCursor> byDue = new TreeSet<>();
-  private final Map<String, Deque<RunRecord>> history = new HashMap<>();
 
   /** Backfill slots by key, each job's by fire time. */
   private final Map<String, TreeMap<Instant, BackfillSlot>> backfill = new HashMap<>();
@@ -115,10 +123,10 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized Upsert upsert(JobRecord fresh) {
-    JobRecord old = jobs.get(fresh.key());
+    JobRecord old = record(fresh.key());
     if (old == null) {
       put(fresh.withVersion(JobRecord.firstVersion()));
-      return new Upsert(jobs.get(fresh.key()), Upsert.Change.CREATED);
+      return new Upsert(record(fresh.key()), Upsert.Change.CREATED);
     }
     if (old.spec().equals(fresh.spec())) {
       return new Upsert(old, Upsert.Change.UNCHANGED);
@@ -131,17 +139,17 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized Optional<JobRecord> find(String key) {
-    return Optional.ofNullable(jobs.get(key));
+    return Optional.ofNullable(record(key));
   }
 
   @Override
   public synchronized List<JobRecord> findAll() {
-    return jobs.values().stream().sorted(BY_KEY).toList();
+    return jobs.values().stream().map(x -> x.record).sorted(BY_KEY).toList();
   }
 
   @Override
   public synchronized Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-    JobRecord old = jobs.get(updated.key());
+    JobRecord old = record(updated.key());
     if (old == null || old.version() != expectedVersion) {
       return Optional.empty();
     }
@@ -153,11 +161,11 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized boolean delete(String key) {
-    JobRecord old = jobs.remove(key);
+    Slot gone = jobs.remove(key); // its history with it
+    JobRecord old = gone == null ? null : gone.record;
     if (old != null && old.dueTime() != null) {
       byDue.remove(old.cursor());
     }
-    history.remove(key);
     leases.remove(key);
     backfill.remove(key);
     if (old != null) {
@@ -196,7 +204,7 @@ public final class InMemoryStore implements ClusterStore {
       if (out.size() >= limit || !c.dueTime().isBefore(before)) {
         break;
       }
-      out.add(jobs.get(c.key()));
+      out.add(record(c.key()));
     }
     return out;
   }
@@ -204,19 +212,19 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized void runStarted(
       String key, Instant scheduledFireTime, Instant start, String instance) {
-    JobRecord r = jobs.get(key);
+    JobRecord r = record(key);
     if (r == null) {
       return;
     }
     JobState s = r.state() == JobState.SCHEDULED ? JobState.RUNNING : r.state();
     // The due time does not change: the index stays as it is. Not a change for the feed either.
-    jobs.put(
-        key, r.withSchedule(r.schedule().withState(s)).withStats(r.stats().withLastStart(start)));
+    jobs.get(key).record =
+        r.withSchedule(r.schedule().withState(s)).withStats(r.stats().withLastStart(start));
   }
 
   @Override
   public synchronized Optional<JobRecord> runFinished(RunResult x) {
-    JobRecord r = jobs.get(x.key());
+    JobRecord r = record(x.key());
     if (r == null) {
       return Optional.empty();
     }
@@ -253,8 +261,14 @@ public final class InMemoryStore implements ClusterStore {
     if (historyPerJob == 0) {
       return;
     }
-    Deque<RunRecord> runs =
-        history.computeIfAbsent(run.key(), k -> new ArrayDeque<>(Math.min(historyPerJob, 4)));
+    Slot slot = jobs.get(run.key());
+    if (slot == null) {
+      return; // every caller checked that the job exists
+    }
+    Deque<RunRecord> runs = slot.runs;
+    if (runs == null) {
+      slot.runs = runs = new ArrayDeque<>(Math.min(historyPerJob, 4));
+    }
     runs.addFirst(run);
     while (runs.size() > historyPerJob) {
       runs.removeLast();
@@ -263,7 +277,8 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized List<RunRecord> history(String key, int limit) {
-    Deque<RunRecord> runs = history.get(key);
+    Slot slot = jobs.get(key);
+    Deque<RunRecord> runs = slot == null ? null : slot.runs;
     return runs == null ? List.of() : runs.stream().limit(limit).toList();
   }
 
@@ -341,7 +356,7 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized ConcurrentRun.Answer startConcurrentRun(ConcurrentRun run) {
-    JobRecord r = jobs.get(run.key());
+    JobRecord r = record(run.key());
     if (r == null || r.version() != run.expectedVersion()) {
       return ConcurrentRun.Answer.refused(ConcurrentRun.Outcome.CHANGED);
     }
@@ -429,6 +444,7 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized boolean deleteCalendar(String name) {
     List<String> users =
         jobs.values().stream()
+            .map(x -> x.record)
             .filter(r -> r.spec().calendar().filter(name::equals).isPresent())
             .map(JobRecord::key)
             .sorted()
@@ -443,10 +459,18 @@ public final class InMemoryStore implements ClusterStore {
   private static final java.util.Comparator<JobRecord> BY_KEY =
       java.util.Comparator.comparing(JobRecord::key);
 
+  /** The job's record, or null. Call only while synchronized. */
+  private JobRecord record(String key) {
+    Slot slot = jobs.get(key);
+    return slot == null ? null : slot.record;
+  }
+
   /** Call only while synchronized. Stores r, keeps the due index in step, logs the change. */
   private void put(JobRecord r) {
     logChange(r.key());
-    JobRecord old = jobs.put(r.key(), r);
+    Slot slot = jobs.computeIfAbsent(r.key(), k -> new Slot());
+    JobRecord old = slot.record;
+    slot.record = r;
     if (old != null && old.dueTime() != null) {
       byDue.remove(old.cursor());
     }
@@ -535,7 +559,7 @@ public final class InMemoryStore implements ClusterStore {
 
   @Override
   public synchronized Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
-    JobRecord r = jobs.get(expected.key());
+    JobRecord r = record(expected.key());
     if (r == null || r.version() != expected.version()) {
       return Optional.empty();
     }
@@ -570,7 +594,7 @@ public final class InMemoryStore implements ClusterStore {
     Instant now = storeNow();
     int live = 0;
     for (Map.Entry<String, Lease> l : leases.entrySet()) {
-      JobRecord r = jobs.get(l.getKey());
+      JobRecord r = record(l.getKey());
       if (!l.getKey().equals(expected.key())
           && l.getValue().until().isAfter(now)
           && r != null
@@ -605,7 +629,7 @@ public final class InMemoryStore implements ClusterStore {
     Instant now = storeNow();
     int live = runningBackfill(limit);
     for (Map.Entry<String, Lease> l : leases.entrySet()) {
-      JobRecord r = jobs.get(l.getKey());
+      JobRecord r = record(l.getKey());
       if (l.getValue().until().isAfter(now)
           && r != null
           && limit.handlers().contains(r.spec().handler())) {
@@ -619,7 +643,7 @@ public final class InMemoryStore implements ClusterStore {
   private int runningBackfill(dev.kairos.ConcurrencyLimit limit) {
     int n = 0;
     for (Map.Entry<String, TreeMap<Instant, BackfillSlot>> e : backfill.entrySet()) {
-      JobRecord r = jobs.get(e.getKey());
+      JobRecord r = record(e.getKey());
       if (r != null && limit.handlers().contains(r.spec().handler())) {
         for (BackfillSlot b : e.getValue().values()) {
           if (b.state() == BackfillSlot.State.RUNNING) {
@@ -638,7 +662,7 @@ public final class InMemoryStore implements ClusterStore {
       return false;
     }
     leases.remove(key);
-    JobRecord r = jobs.get(key);
+    JobRecord r = record(key);
     if (r != null && r.state() == JobState.RUNNING) {
       put(
           r.withSchedule(
@@ -671,6 +695,7 @@ public final class InMemoryStore implements ClusterStore {
   public synchronized List<JobRecord> expiredClaims(int limit) {
     Instant now = storeNow();
     return jobs.values().stream()
+        .map(x -> x.record)
         .filter(
             r -> {
               Lease l = leases.get(r.key());
@@ -696,7 +721,7 @@ public final class InMemoryStore implements ClusterStore {
       if (c.getValue().deleted()) {
         deleted.add(c.getValue().key());
       } else {
-        changed.add(jobs.get(c.getValue().key()));
+        changed.add(record(c.getValue().key()));
       }
       last = c.getKey();
     }
