@@ -852,4 +852,38 @@ public abstract class ClusterStoreContract {
     a.awaitChange(Duration.ofMillis(100));
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
   }
+
+  // ---- calendars across instances --------------------------------------------------------------
+
+  /**
+   * One instance deletes a calendar; another, whose engine still saw it, then upserts a job on it:
+   * the upsert is refused naming the job and the calendar, alone or in a batch, and writes nothing.
+   * The other order is refused by the delete, naming the job.
+   */
+  @Test
+  void upsertOnACalendarAnotherInstanceDeleted_refusedNamingJobAndCalendar() {
+    dev.kairos.BusinessCalendar weekdays =
+        dev.kairos.BusinessCalendar.in(java.time.ZoneOffset.UTC).weekdays();
+    JobRecord onDesk = JobRecord.fresh(JobStoreContract.spec("settle").excluding("desk"), T0);
+    a.putCalendar("desk", weekdays);
+    assertThat(b.deleteCalendar("desk")).isTrue();
+
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> a.upsert(onDesk))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("job 'settle'")
+        .hasMessageContaining("calendar 'desk'");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> a.upsertAll(List.of(fresh("other", T0), onDesk)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("job 'settle'")
+        .hasMessageContaining("calendar 'desk'");
+    assertThat(a.findAll()).isEmpty();
+
+    a.putCalendar("desk", weekdays);
+    a.upsert(onDesk);
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.deleteCalendar("desk"))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("'settle'");
+    assertThat(b.calendars()).containsOnlyKeys("desk");
+  }
 }

@@ -121,8 +121,18 @@ public final class InMemoryStore implements ClusterStore {
     return new InMemoryStore(DEFAULT_HISTORY_PER_JOB, true, clock);
   }
 
+  /**
+   * {@inheritDoc} A shared store refuses a job attached to a calendar it does not hold (another
+   * scheduler deleted it since this one looked), as {@link #deleteCalendar} refuses a calendar a
+   * job is attached to; a store of one scheduler leaves that check to the engine.
+   */
   @Override
   public synchronized Upsert upsert(JobRecord fresh) {
+    requireCalendars(List.of(fresh));
+    return upsertChecked(fresh);
+  }
+
+  private Upsert upsertChecked(JobRecord fresh) {
     JobRecord old = record(fresh.key());
     if (old == null) {
       put(fresh.withVersion(JobRecord.firstVersion()));
@@ -177,11 +187,31 @@ public final class InMemoryStore implements ClusterStore {
   /** {@link #upsert} of each record, atomically: no other call sees part of the batch. */
   @Override
   public synchronized List<Upsert> upsertAll(List<JobRecord> fresh) {
+    requireCalendars(fresh); // before anything is written
     List<Upsert> out = new ArrayList<>(fresh.size());
     for (JobRecord r : fresh) {
-      out.add(upsert(r));
+      out.add(upsertChecked(r));
     }
     return out;
+  }
+
+  /** A shared store: refuses records attached to a calendar it does not hold. Hold the monitor. */
+  private void requireCalendars(List<JobRecord> records) {
+    if (clusterClock == null) {
+      return;
+    }
+    for (JobRecord r : records) {
+      String name = r.spec().calendar().orElse(null);
+      if (name != null && !calendars.containsKey(name)) {
+        throw new IllegalStateException(
+            "job '"
+                + dev.kairos.spi.JobRules.printable(r.key())
+                + "': calendar '"
+                + dev.kairos.spi.JobRules.printable(name)
+                + "' is not stored (deleted meanwhile by another scheduler?); nothing was written:"
+                + " store it with putCalendar first");
+      }
+    }
   }
 
   /** {@link #delete} of each key, atomically. */
