@@ -96,12 +96,16 @@ final class CalendarTable {
   }
 
   /**
-   * Locks the calendar's row until the transaction ends, so that a racing {@link #delete} waits for
-   * it (and then sees the jobs it attached); false if no calendar of that name is stored.
+   * Locks the calendar's row against writers until the transaction ends (shared where the dialect
+   * can), so that a racing {@link #delete} waits for it and then sees the jobs it attached; false
+   * if no calendar of that name is stored.
    */
-  boolean lock(Handle h, String name) {
+  boolean lock(Handle h, Dialect dialect, String name) {
     return h.createQuery(
-            "SELECT calendar_name FROM " + calendars + " WHERE calendar_name = :name FOR UPDATE")
+            "SELECT calendar_name FROM "
+                + calendars
+                + " WHERE calendar_name = :name "
+                + dialect.sharedRowLock())
         .bind("name", name)
         .mapTo(String.class)
         .findOne()

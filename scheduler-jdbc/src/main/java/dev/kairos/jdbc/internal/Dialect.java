@@ -92,6 +92,16 @@ public enum Dialect {
     };
   }
 
+  /**
+   * The clause that locks the rows a query reads against their writers until the transaction ends,
+   * sharing them with other such readers where the database can: PostgreSQL's {@code FOR SHARE}
+   * (its upserts run two at a time, see {@code parallelUpserts}); {@code FOR UPDATE} elsewhere (H2
+   * has no shared row lock; MariaDB's and MySQL's upserts run one at a time).
+   */
+  public String sharedRowLock() {
+    return this == POSTGRESQL ? "FOR SHARE" : "FOR UPDATE";
+  }
+
   /** The SQL expression naming the connection's current schema. */
   String currentSchema() {
     return mysqlFamily() ? MariaDbSql.CURRENT_SCHEMA : "CURRENT_SCHEMA";

@@ -1025,8 +1025,9 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   /**
-   * Locks the rows of the calendars the records are attached to, in name order, before any job row
-   * (every transaction that locks both goes calendar first), so that a racing {@link
+   * Locks the rows of the calendars the records are attached to (shared on PostgreSQL, so that
+   * parallel bulk chunks on one calendar do not wait for each other), in name order, before any job
+   * row (every transaction that locks both goes calendar first), so that a racing {@link
    * #deleteCalendar} either waits for this transaction and then finds its jobs, or has committed
    * and this one is refused: no job is attached to a calendar that is gone.
    *
@@ -1038,7 +1039,7 @@ public final class JdbcJobStore implements ClusterStore {
       r.spec().calendar().ifPresent(c -> firstUser.putIfAbsent(c, r.key()));
     }
     for (Map.Entry<String, String> e : firstUser.entrySet()) {
-      if (!calendarTable.lock(h, e.getKey())) {
+      if (!calendarTable.lock(h, database.dialect(), e.getKey())) {
         throw new IllegalStateException(
             "job '"
                 + JobRules.printable(e.getValue())
