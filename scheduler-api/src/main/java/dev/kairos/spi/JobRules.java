@@ -140,6 +140,24 @@ public final class JobRules {
             + ": attach them to another calendar or unschedule them first");
   }
 
+  /**
+   * The refusal of an upsert whose job is attached to a calendar the store does not hold (another
+   * instance deleted it since the engine looked), the same on every store.
+   *
+   * @param key the job's key
+   * @param name the calendar's name
+   * @return the exception to throw; nothing is written then
+   */
+  public static IllegalStateException calendarGone(String key, String name) {
+    return new IllegalStateException(
+        "job '"
+            + printable(key)
+            + "': calendar '"
+            + printable(name)
+            + "' is not stored (deleted meanwhile by another instance?); nothing was written:"
+            + " store it with putCalendar first");
+  }
+
   private static IllegalArgumentException badCalendar(String name, String problem) {
     return new IllegalArgumentException("calendar '" + printable(name) + "': " + problem);
   }

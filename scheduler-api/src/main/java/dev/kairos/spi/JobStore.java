@@ -41,7 +41,8 @@ public interface JobStore extends StoreSource, AutoCloseable {
    * @return what the store did
    * @throws IllegalStateException from a store shared by instances, if {@code fresh} is attached to
    *     a calendar it does not hold (deleted by another instance since the engine looked; see
-   *     {@link #deleteCalendar}); nothing is written then
+   *     {@link #deleteCalendar}; the message of {@link JobRules#calendarGone}); nothing is written
+   *     then
    */
   Upsert upsert(JobRecord fresh);
 

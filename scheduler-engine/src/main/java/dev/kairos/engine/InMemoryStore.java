@@ -203,13 +203,7 @@ public final class InMemoryStore implements ClusterStore {
     for (JobRecord r : records) {
       String name = r.spec().calendar().orElse(null);
       if (name != null && !calendars.containsKey(name)) {
-        throw new IllegalStateException(
-            "job '"
-                + dev.kairos.spi.JobRules.printable(r.key())
-                + "': calendar '"
-                + dev.kairos.spi.JobRules.printable(name)
-                + "' is not stored (deleted meanwhile by another scheduler?); nothing was written:"
-                + " store it with putCalendar first");
+        throw dev.kairos.spi.JobRules.calendarGone(r.key(), name);
       }
     }
   }

@@ -1040,13 +1040,7 @@ public final class JdbcJobStore implements ClusterStore {
     }
     for (Map.Entry<String, String> e : firstUser.entrySet()) {
       if (!calendarTable.lock(h, database.dialect(), e.getKey())) {
-        throw new IllegalStateException(
-            "job '"
-                + JobRules.printable(e.getValue())
-                + "': calendar '"
-                + JobRules.printable(e.getKey())
-                + "' is not stored (deleted meanwhile by another instance?); nothing was written:"
-                + " store it with putCalendar first");
+        throw JobRules.calendarGone(e.getValue(), e.getKey());
       }
     }
   }
