@@ -236,13 +236,14 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized void runStarted(
       String key, Instant scheduledFireTime, Instant start, String instance) {
-    JobRecord r = record(key);
-    if (r == null) {
+    Slot slot = jobs.get(key);
+    if (slot == null) {
       return;
     }
+    JobRecord r = slot.record;
     JobState s = r.state() == JobState.SCHEDULED ? JobState.RUNNING : r.state();
     // The due time does not change: the index stays as it is. Not a change for the feed either.
-    jobs.get(key).record =
+    slot.record =
         r.withSchedule(r.schedule().withState(s)).withStats(r.stats().withLastStart(start));
   }
 

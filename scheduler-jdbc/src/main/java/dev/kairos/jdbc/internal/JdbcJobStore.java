@@ -656,11 +656,20 @@ public final class JdbcJobStore implements ClusterStore {
     if (settings.historyPerJob() == 0 || r.runCount() % TRIM_INTERVAL != 0) {
       return;
     }
-    if (r.runCount() > settings.historyPerJob()) {
-      runs.keepNewest(h, r.key(), settings.historyPerJob());
+    trimRuns(h, r.key(), r.runCount() > settings.historyPerJob(), newestEnd);
+  }
+
+  /**
+   * The retention rule of a job's history: all but the newest {@code historyPerJob} runs deleted
+   * (if it may hold more), and, with {@code historyMaxAge}, the runs that ended that long before
+   * {@code newestEnd}.
+   */
+  private void trimRuns(Handle h, String key, boolean mayHoldMore, Instant newestEnd) {
+    if (mayHoldMore) {
+      runs.keepNewest(h, key, settings.historyPerJob());
     }
     if (settings.historyMaxAge() != null && newestEnd != null) {
-      runs.deleteEndedBefore(h, r.key(), minus(newestEnd, settings.historyMaxAge()));
+      runs.deleteEndedBefore(h, key, minus(newestEnd, settings.historyMaxAge()));
     }
   }
 
@@ -802,18 +811,15 @@ public final class JdbcJobStore implements ClusterStore {
 
   /**
    * Adds a history row for a run written back apart from its job's own write-back (a concurrent
-   * run, a backfill slot) and trims the job's history as {@link #trimHistory} does, at once: such
-   * runs move no run count to trim by, and a long backfill would grow the table meanwhile.
+   * run, a backfill slot) and trims the job's history ({@link #trimRuns}) at once: such runs move
+   * no run count to trim by, and a long backfill would grow the table meanwhile.
    */
   private void insertTrimming(Handle h, RunRecord run) throws SQLException {
     if (settings.historyPerJob() == 0) {
       return;
     }
     runs.insert(h, run);
-    runs.keepNewest(h, run.key(), settings.historyPerJob());
-    if (settings.historyMaxAge() != null) {
-      runs.deleteEndedBefore(h, run.key(), minus(run.end(), settings.historyMaxAge()));
-    }
+    trimRuns(h, run.key(), true, run.end());
   }
 
   @Override
