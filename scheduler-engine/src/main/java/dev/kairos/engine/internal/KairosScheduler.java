@@ -385,7 +385,12 @@ public final class KairosScheduler implements Scheduler {
       requireCalendars(List.of(valid));
       Instant now = config.time().now();
       Instant first = runner.calendars.timetable(valid).first(now).orElse(null);
-      Upsert u = config.store().upsert(fresh(valid, first));
+      Upsert u;
+      try {
+        u = config.store().upsert(fresh(valid, first));
+      } catch (IllegalStateException e) {
+        throw forgetCalendarsOnRefusal(e);
+      }
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
         toHeap(List.of(valid.key()), () -> dispatcher.changed(valid.key(), u.record()));
@@ -418,6 +423,23 @@ public final class KairosScheduler implements Scheduler {
               + (problems.size() > 50 ? "; and " + (problems.size() - 50) + " more" : "")
               + ": store it with putCalendar first");
     }
+  }
+
+  /**
+   * The store refused an upsert with {@code refusal}, which may be a calendar another instance
+   * removed after {@link #requireCalendars} found it here ({@link JobRules#calendarGone}): reads
+   * the calendars again, so that the next call on that calendar is refused here, before the store,
+   * as for any unknown calendar (else the cache would keep the calendar until the next window
+   * load). Call with the changes lock held; returns {@code refusal}, with a failure of the read
+   * added to it.
+   */
+  private IllegalStateException forgetCalendarsOnRefusal(IllegalStateException refusal) {
+    try {
+      runner.calendars.replaceAll(config.store().calendars());
+    } catch (RuntimeException e) {
+      refusal.addSuppressed(e);
+    }
+    return refusal;
   }
 
   private List<String> missingCalendars(List<JobSpec> specs) {
@@ -735,6 +757,9 @@ public final class KairosScheduler implements Scheduler {
         if (call.results == null) {
           call.records.forEach(r -> failedKeys.add(r.key()));
           RuntimeException e = call.failure();
+          if (e instanceof IllegalStateException refused) {
+            forgetCalendarsOnRefusal(refused);
+          }
           if (failure == null) {
             failure = e;
           } else {

@@ -11,6 +11,7 @@ import dev.kairos.Misfire;
 import dev.kairos.SchedulerListener;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
+import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -51,6 +52,42 @@ class CalendarsTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("job 'daily'")
         .hasMessageContaining("calendar 'nowhere'");
+  }
+
+  @Test
+  void schedule_onACalendarAnotherInstanceRemoved_refusedByTheStore_thenHereLikeAnyUnknownOne() {
+    InMemoryStore shared = InMemoryStore.shared(TimeSource.system());
+    Harness h = new Harness(shared, ctx -> {});
+    h.scheduler.putCalendar("desk", DESK);
+    assertThat(shared.deleteCalendar("desk")).isTrue(); // another instance; this one still has it
+
+    assertThatThrownBy(() -> h.scheduler.schedule(DAILY.excluding("desk")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("job 'daily'")
+        .hasMessageContaining("calendar 'desk'");
+    assertThatThrownBy(() -> h.scheduler.schedule(DAILY.excluding("desk")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("calendar 'desk' does not exist");
+    assertThat(h.scheduler.job("daily")).isEmpty();
+  }
+
+  @Test
+  void scheduleAll_onACalendarAnotherInstanceRemoved_refusedByTheStore_thenHereLikeAnyUnknownOne() {
+    InMemoryStore shared = InMemoryStore.shared(TimeSource.system());
+    Harness h = new Harness(shared, ctx -> {});
+    h.scheduler.putCalendar("desk", DESK);
+    assertThat(shared.deleteCalendar("desk")).isTrue();
+    List<JobSpec> both =
+        List.of(DAILY.excluding("desk"), JobSpec.named("plain").handler("h").at(Harness.T0));
+
+    assertThatThrownBy(() -> h.scheduler.scheduleAll(both))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("job 'daily'")
+        .hasMessageContaining("calendar 'desk'");
+    assertThatThrownBy(() -> h.scheduler.scheduleAll(both))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("calendar 'desk' does not exist");
+    assertThat(h.scheduler.jobs()).isEmpty();
   }
 
   @Test
