@@ -41,7 +41,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *
  * <p>With {@code oneshots=N} it measures capacity instead: N one-shots due at once, scheduled in
  * bulk before the clock reaches them, and the time until every one has run on some instance
- * (fires/s = N over that time), for each instance count; a fire run twice fails the run.
+ * (fires/s = N over that time), for each instance count; a fire run twice fails the run. With
+ * {@code work=PT0.01S} each fire's handler blocks that long (as a job waiting on I/O does), so the
+ * capacity is the handlers' and not the machine's CPU: how fires/s grows with instances then shows
+ * whether the cluster spreads the fires over the instances' workers.
  *
  * <p>The schema is created and dropped by the run ({@code -Dkairos.pg.url=...} for another server).
  */
@@ -67,13 +70,14 @@ public final class ClusterBenchmark {
     int oneShots = Integer.parseInt(a.getOrDefault("oneshots", "0"));
     boolean spread = Boolean.parseBoolean(a.getOrDefault("spread", "false"));
     Duration settle = Duration.parse(a.getOrDefault("settle", "PT0S"));
+    Duration work = Duration.parse(a.getOrDefault("work", "PT0S"));
     if (oneShots > 0) {
       System.out.printf(
-          "%d due one-shots, %s, %d workers per instance%n",
-          oneShots, clustered ? "clustered" : "not clustered", workers);
+          "%d due one-shots, %s, %d workers per instance, handler blocks %s%n",
+          oneShots, clustered ? "clustered" : "not clustered", workers, work);
       System.out.println("instances  fires/s  seconds  runs per instance");
       for (String n : a.getOrDefault("instances", "1,3").split(",")) {
-        capacity(Integer.parseInt(n), oneShots, clustered, workers);
+        capacity(Integer.parseInt(n), oneShots, clustered, workers, work);
       }
       return;
     }
@@ -189,8 +193,8 @@ public final class ClusterBenchmark {
     }
   }
 
-  private static void capacity(int instances, int oneShots, boolean clustered, int workers)
-      throws Exception {
+  private static void capacity(
+      int instances, int oneShots, boolean clustered, int workers, Duration work) throws Exception {
     String schema = "kairos_bench_" + UUID.randomUUID().toString().substring(0, 8);
     execute("CREATE SCHEMA " + schema);
     String url = PG_URL + "?currentSchema=" + schema;
@@ -209,6 +213,9 @@ public final class ClusterBenchmark {
                 clustered,
                 workers,
                 ctx -> {
+                  if (!work.isZero()) {
+                    Thread.sleep(work.toMillis(), work.toNanosPart() % 1_000_000);
+                  }
                   mine.incrementAndGet();
                   if (!ran.add(ctx.key())) {
                     duplicates.incrementAndGet();
