@@ -331,6 +331,35 @@ public abstract class JdbcStoreContract extends JobStoreContract {
   }
 
   /**
+   * Racing inserts of one new key with different definitions: exactly one creates it, every other
+   * replaces it, and the row holds the definition of the write with the highest version.
+   */
+  @Test
+  void upsert_concurrentInsertsOfOneKeyWithDifferentDefinitions_oneCreatedOthersUpdated()
+      throws Exception {
+    int threads = 4;
+    for (int round = 0; round < 5; round++) {
+      String key = "race-apart-" + round;
+      List<Upsert> seen =
+          race(
+              threads,
+              t ->
+                  store.upsert(
+                      JobRecord.fresh(
+                          JobSpec.named(key).handler("h").fixedRate(Duration.ofMinutes(1 + t)),
+                          T0)));
+      assertThat(seen.stream().map(Upsert::change))
+          .containsOnlyOnce(Upsert.Change.CREATED)
+          .filteredOn(c -> c == Upsert.Change.UPDATED)
+          .hasSize(threads - 1);
+      Upsert last =
+          seen.stream().max(java.util.Comparator.comparingLong(u -> u.record().version())).get();
+      assertThat(store.find(key).orElseThrow().spec()).isEqualTo(last.record().spec());
+      assertThat(seen.stream().map(u -> u.record().version()).distinct()).hasSize(threads);
+    }
+  }
+
+  /**
    * Racing {@code putCalendar} of one name (instances defining their calendars at start), new and
    * then existing: every call succeeds, and one of the definitions given is stored whole.
    */

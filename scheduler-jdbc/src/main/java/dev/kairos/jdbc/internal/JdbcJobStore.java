@@ -212,11 +212,46 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public Upsert upsert(JobRecord fresh) {
-    Upsert u = retryingInsertRace("upserting job '" + fresh.key() + "'", h -> upsert(h, fresh));
+    String what = "upserting job '" + fresh.key() + "'";
+    Upsert u = insertFirst(what, fresh);
+    if (u == null) {
+      u = retryingInsertRace(what, h -> upsert(h, fresh));
+    }
     if (u.change() != Upsert.Change.UNCHANGED) {
       signal();
     }
     return u;
+  }
+
+  /**
+   * On PostgreSQL, a job attached to no calendar is first inserted alone, in auto-commit ({@code ON
+   * CONFLICT (job_key) DO NOTHING}): a new job then costs one round trip, its commit included,
+   * instead of a locking look-up, the insert and a commit. If a row has the key, it is read without
+   * a lock: an equal readable definition is {@code UNCHANGED} (an application scheduling its jobs
+   * again at every start: two round trips and no commit to wait for, where the locking look-up made
+   * the commit write). Returns null otherwise (a changed or unreadable definition, another
+   * database, a job with a calendar, whose row must be locked first): then the transaction of
+   * {@link #upsert(Handle, JobRecord)} decides, as it always did. A racing insert of the same key
+   * is waited for by the server and then counts as a row that exists; a change committed after the
+   * unlocked read is one that came after this call.
+   */
+  private Upsert insertFirst(String what, JobRecord fresh) {
+    if (database.dialect() != Dialect.POSTGRESQL || fresh.spec().calendar().isPresent()) {
+      return null;
+    }
+    JobRecord created = fresh.withVersion(JobRecord.firstVersion());
+    return database.withHandle(
+        what,
+        h -> {
+          JobTable jobs = tables().jobs();
+          if (jobs.insertIfAbsent(h, created)) {
+            return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
+          }
+          JobRows.Row row = jobs.find(h, fresh.key(), false).orElse(null);
+          return row != null && row.readable() && row.record().spec().equals(fresh.spec())
+              ? new Upsert(row.record(), Upsert.Change.UNCHANGED)
+              : null;
+        });
   }
 
   private Upsert upsert(Handle h, JobRecord fresh) throws SQLException {

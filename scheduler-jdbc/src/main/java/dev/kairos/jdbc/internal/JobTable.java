@@ -31,6 +31,7 @@ public final class JobTable {
   private final String dueFirst;
   private final String dueAfter;
   private final String insert;
+  private final String insertIfAbsent;
   private final String updateDefinition;
   private final String replace;
   private final String runStarted;
@@ -85,6 +86,7 @@ public final class JobTable {
             + ", "
             + dialect.now()
             + ")";
+    insertIfAbsent = insert + " ON CONFLICT (job_key) DO NOTHING"; // PostgreSQL's syntax
     updateDefinition =
         "UPDATE " + table + " SET " + assignments(definition) + ", version = :version" + stamp;
     replace = updateDefinition + " WHERE job_key = :key AND version = :expected";
@@ -176,6 +178,21 @@ public final class JobTable {
     var u = h.createUpdate(insert).bind("key", r.key()).bind("version", r.version());
     JobRows.bindAll(Columns.of(u), r);
     stamps.on(h).bind(u).execute();
+  }
+
+  /**
+   * PostgreSQL only: {@link #insert}s {@code r} unless a row has its key ({@code ON CONFLICT
+   * (job_key) DO NOTHING}, which waits for an uncommitted insert of the key and then finds it).
+   *
+   * @return true if the row was inserted
+   */
+  public boolean insertIfAbsent(Handle h, JobRecord r) throws SQLException {
+    if (dialect != Dialect.POSTGRESQL) {
+      throw new IllegalStateException("insertIfAbsent is PostgreSQL's: " + dialect);
+    }
+    var u = h.createUpdate(insertIfAbsent).bind("key", r.key()).bind("version", r.version());
+    JobRows.bindAll(Columns.of(u), r);
+    return u.execute() == 1;
   }
 
   /** Sets the definition and schedule state of {@code r}'s row, and {@code r}'s version. */
