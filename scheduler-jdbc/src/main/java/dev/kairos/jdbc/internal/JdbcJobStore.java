@@ -224,30 +224,51 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   /**
-   * On PostgreSQL, a job attached to no calendar is first inserted alone, in auto-commit ({@code ON
-   * CONFLICT (job_key) DO NOTHING}): a new job then costs one round trip, its commit included,
-   * instead of a locking look-up, the insert and a commit. If a row has the key, it is read without
-   * a lock: an equal readable definition is {@code UNCHANGED} (an application scheduling its jobs
-   * again at every start: two round trips and no commit to wait for, where the locking look-up made
-   * the commit write). Returns null otherwise (a changed or unreadable definition, another
-   * database, a job with a calendar, whose row must be locked first): then the transaction of
-   * {@link #upsert(Handle, JobRecord)} decides, as it always did. A racing insert of the same key
-   * is waited for by the server and then counts as a row that exists; a change committed after the
-   * unlocked read is one that came after this call.
+   * A job attached to no calendar, on PostgreSQL or MariaDB, is written without a transaction of
+   * its own when it is new or unchanged. PostgreSQL inserts it first, in auto-commit ({@code ON
+   * CONFLICT (job_key) DO NOTHING}): a new job costs one round trip with its commit, where the
+   * transaction took three (a locking look-up, the insert, the commit). MariaDB reads the row first
+   * without a lock and inserts it in auto-commit if there is none (two round trips where the
+   * transaction took five, its autocommit switches included); an insert that loses a race to
+   * another caller's commit fails on the key and counts as a row that exists. If a row has the key,
+   * it is read without a lock and an equal readable definition is {@code UNCHANGED} (an application
+   * scheduling its jobs again at every start: nothing written, no commit to wait for, where the
+   * locking read made the commit write). Returns null otherwise (a changed or unreadable
+   * definition, H2 or MySQL, a job with a calendar, whose row must be locked first): then the
+   * transaction of {@link #upsert(Handle, JobRecord)} decides, as it always did. A change committed
+   * after the unlocked read is one that came after this call.
    */
   private Upsert insertFirst(String what, JobRecord fresh) {
-    if (database.dialect() != Dialect.POSTGRESQL || fresh.spec().calendar().isPresent()) {
+    Dialect d = database.dialect();
+    if ((d != Dialect.POSTGRESQL && d != Dialect.MARIADB) || fresh.spec().calendar().isPresent()) {
       return null;
     }
     JobRecord created = fresh.withVersion(JobRecord.firstVersion());
+    Upsert inserted = new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     return database.withHandle(
         what,
         h -> {
           JobTable jobs = tables().jobs();
-          if (jobs.insertIfAbsent(h, created)) {
-            return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
+          JobRows.Row row;
+          if (d == Dialect.POSTGRESQL) {
+            if (jobs.insertIfAbsent(h, created)) {
+              return inserted;
+            }
+            row = jobs.find(h, fresh.key(), false).orElse(null);
+          } else {
+            row = jobs.find(h, fresh.key(), false).orElse(null);
+            if (row == null) {
+              try {
+                jobs.insert(h, created);
+                return inserted;
+              } catch (RuntimeException e) {
+                if (isUniqueViolation(e)) {
+                  return null; // another caller's insert committed first
+                }
+                throw e;
+              }
+            }
           }
-          JobRows.Row row = jobs.find(h, fresh.key(), false).orElse(null);
           return row != null && row.readable() && row.record().spec().equals(fresh.spec())
               ? new Upsert(row.record(), Upsert.Change.UNCHANGED)
               : null;
