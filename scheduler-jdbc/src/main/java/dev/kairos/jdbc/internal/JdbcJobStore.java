@@ -213,7 +213,7 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public Upsert upsert(JobRecord fresh) {
     String what = "upserting job '" + fresh.key() + "'";
-    Upsert u = insertFirst(what, fresh);
+    Upsert u = newOrUnchanged(what, fresh);
     if (u == null) {
       u = retryingInsertRace(what, h -> upsert(h, fresh));
     }
@@ -238,7 +238,7 @@ public final class JdbcJobStore implements ClusterStore {
    * transaction of {@link #upsert(Handle, JobRecord)} decides, as it always did. A change committed
    * after the unlocked read is one that came after this call.
    */
-  private Upsert insertFirst(String what, JobRecord fresh) {
+  private Upsert newOrUnchanged(String what, JobRecord fresh) {
     Dialect d = database.dialect();
     if ((d != Dialect.POSTGRESQL && d != Dialect.MARIADB) || fresh.spec().calendar().isPresent()) {
       return null;
