@@ -224,23 +224,23 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   /**
-   * A job attached to no calendar, on PostgreSQL or MariaDB, is written without a transaction of
-   * its own when it is new or unchanged. PostgreSQL inserts it first, in auto-commit ({@code ON
-   * CONFLICT (job_key) DO NOTHING}): a new job costs one round trip with its commit, where the
-   * transaction took three (a locking look-up, the insert, the commit). MariaDB reads the row first
-   * without a lock and inserts it in auto-commit if there is none (two round trips where the
-   * transaction took five, its autocommit switches included); an insert that loses a race to
-   * another caller's commit fails on the key and counts as a row that exists. If a row has the key,
-   * it is read without a lock and an equal readable definition is {@code UNCHANGED} (an application
-   * scheduling its jobs again at every start: nothing written, no commit to wait for, where the
-   * locking read made the commit write). Returns null otherwise (a changed or unreadable
-   * definition, H2 or MySQL, a job with a calendar, whose row must be locked first): then the
-   * transaction of {@link #upsert(Handle, JobRecord)} decides, as it always did. A change committed
-   * after the unlocked read is one that came after this call.
+   * A job attached to no calendar is written without a transaction of its own when it is new or
+   * unchanged. PostgreSQL inserts it first, in auto-commit ({@code ON CONFLICT (job_key) DO
+   * NOTHING}): a new job costs one round trip with its commit, where the transaction took three (a
+   * locking look-up, the insert, the commit). MariaDB and H2 read the row first without a lock and
+   * insert it in auto-commit if there is none (on MariaDB two round trips where the transaction
+   * took five, its autocommit switches included); an insert that loses a race to another caller's
+   * commit fails on the key and counts as a row that exists. If a row has the key, it is read
+   * without a lock and an equal readable definition is {@code UNCHANGED} (an application scheduling
+   * its jobs again at every start: nothing written, no commit to wait for, where the locking read
+   * made the commit write). Returns null otherwise (a changed or unreadable definition, the MySQL
+   * dialect, a job with a calendar, whose row must be locked first): then the transaction of {@link
+   * #upsert(Handle, JobRecord)} decides, as it always did. A change committed after the unlocked
+   * read is one that came after this call.
    */
   private Upsert newOrUnchanged(String what, JobRecord fresh) {
     Dialect d = database.dialect();
-    if ((d != Dialect.POSTGRESQL && d != Dialect.MARIADB) || fresh.spec().calendar().isPresent()) {
+    if (d == Dialect.MYSQL || fresh.spec().calendar().isPresent()) {
       return null;
     }
     JobRecord created = fresh.withVersion(JobRecord.firstVersion());
