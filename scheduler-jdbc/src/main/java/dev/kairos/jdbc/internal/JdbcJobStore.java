@@ -269,10 +269,18 @@ public final class JdbcJobStore implements ClusterStore {
               }
             }
           }
-          return row != null && row.readable() && row.record().spec().equals(fresh.spec())
+          return row != null && unchanged(row, fresh)
               ? new Upsert(row.record(), Upsert.Change.UNCHANGED)
               : null;
         });
+  }
+
+  /**
+   * The rule of every upsert path: a stored row that is readable and holds {@code fresh}'s
+   * definition is left as it is ({@code UNCHANGED}); any other row is replaced.
+   */
+  private static boolean unchanged(JobRows.Row row, JobRecord fresh) {
+    return row.readable() && row.record().spec().equals(fresh.spec());
   }
 
   private Upsert upsert(Handle h, JobRecord fresh) throws SQLException {
@@ -285,7 +293,7 @@ public final class JdbcJobStore implements ClusterStore {
       return new Upsert(WriteBack.trimmed(created), Upsert.Change.CREATED);
     }
     JobRows.Row row = old.get();
-    if (row.readable() && row.record().spec().equals(fresh.spec())) {
+    if (unchanged(row, fresh)) {
       return new Upsert(row.record(), Upsert.Change.UNCHANGED);
     }
     jobs.updateDefinition(h, fresh.withVersion(row.version() + 1));
@@ -407,7 +415,7 @@ public final class JdbcJobStore implements ClusterStore {
         JobRecord c = r.withVersion(JobRecord.firstVersion());
         created.add(c);
         out[i] = new Upsert(WriteBack.trimmed(c), Upsert.Change.CREATED);
-      } else if (row.readable() && row.record().spec().equals(r.spec())) {
+      } else if (unchanged(row, r)) {
         out[i] = new Upsert(row.record(), Upsert.Change.UNCHANGED);
       } else {
         updated.add(r.withVersion(row.version() + 1));

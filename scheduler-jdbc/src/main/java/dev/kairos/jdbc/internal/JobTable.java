@@ -175,9 +175,15 @@ public final class JobTable {
 
   /** Inserts the record with its version. */
   public void insert(Handle h, JobRecord r) throws SQLException {
-    var u = h.createUpdate(insert).bind("key", r.key()).bind("version", r.version());
+    insertBound(h, insert, r).execute();
+  }
+
+  /** {@code sql} (an insert of a whole row) with {@code r}'s columns and change stamp bound. */
+  private org.jdbi.v3.core.statement.Update insertBound(Handle h, String sql, JobRecord r)
+      throws SQLException {
+    var u = h.createUpdate(sql).bind("key", r.key()).bind("version", r.version());
     JobRows.bindAll(Columns.of(u), r);
-    stamps.on(h).bind(u).execute();
+    return stamps.on(h).bind(u);
   }
 
   /**
@@ -190,9 +196,7 @@ public final class JobTable {
     if (dialect != Dialect.POSTGRESQL) {
       throw new IllegalStateException("insertIfAbsent is PostgreSQL's: " + dialect);
     }
-    var u = h.createUpdate(insertIfAbsent).bind("key", r.key()).bind("version", r.version());
-    JobRows.bindAll(Columns.of(u), r);
-    return u.execute() == 1;
+    return insertBound(h, insertIfAbsent, r).execute() == 1;
   }
 
   /** Sets the definition and schedule state of {@code r}'s row, and {@code r}'s version. */
