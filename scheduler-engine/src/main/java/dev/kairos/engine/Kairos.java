@@ -271,9 +271,11 @@ public final class Kairos {
     }
 
     /**
-     * Most jobs read from the store per load (at least 2; default 10,000).
+     * Sizes the window of due jobs held in memory (at least 2; default 10,000): a load reads at
+     * most this many rows, and at most 1,000; while more are due, the next load comes, with workers
+     * running what is queued, whenever fewer than half this many are queued.
      *
-     * @param windowSize the most jobs per load
+     * @param windowSize the most jobs per load, and twice the queue length that triggers the next
      * @return this builder
      */
     public Builder windowSize(int windowSize) {

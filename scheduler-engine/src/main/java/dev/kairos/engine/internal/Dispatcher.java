@@ -39,6 +39,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>A worker leaving {@code take()} with an entry signals one follower if there is no leader
  *       and the heap is not empty, so somebody always watches the head while others run jobs (no
  *       lost wake-up).
+ *   <li><b>Window loads</b> come before due fires: a worker in {@code take()} that finds a load due
+ *       (the window is truncated and fewer than half a window is queued, or the periodic load's
+ *       time has come) and none running gets {@link #LOAD}, and the others go on taking due fires
+ *       while it reads. So a backlog larger than one load is read a page at a time ahead of the
+ *       workers, not when the heap has run dry, and the first fires after a start wait for one
+ *       page, not for the whole window. {@link #poll()} (the step API) keeps fires first.
  *   <li>A worker holds the lock about once per fire: it finishes the entry it ran and takes its
  *       next one in the same hold ({@link #finishAndTake}; an entry with a trigger requested during
  *       its run is given back unfinished, for the worker to apply the trigger under the scheduler's
@@ -268,6 +274,10 @@ final class Dispatcher {
         }
         long now = Entry.nanos(time.now());
         releaseWaiters(now);
+        if (loading == null && loadDue(now)) {
+          loading = new WindowCursor(Instant.MAX, "");
+          return LOAD; // before due fires: the other workers run them while this one loads
+        }
         Entry first = heap.peek();
         if (first != null && first.due <= now) {
           Entry next = heap.poll();
@@ -275,10 +285,6 @@ final class Dispatcher {
             return start(next);
           }
           continue; // it waits for a permit: look at the next head
-        }
-        if (loading == null && loadDue(now)) {
-          loading = new WindowCursor(Instant.MAX, "");
-          return LOAD;
         }
         long deadline = Math.min(first == null ? Long.MAX_VALUE : first.due, loadDeadline());
         deadline = Math.min(deadline, backoffDeadline());
@@ -736,6 +742,26 @@ final class Dispatcher {
    * @param nextLoadAt when to load again if not full
    */
   void endLoad(List<JobRecord> rows, Instant until, boolean full, Instant nextLoadAt) {
+    endLoad(
+        rows,
+        until,
+        full && !rows.isEmpty() ? rows.get(rows.size() - 1).cursor() : null,
+        nextLoadAt);
+  }
+
+  /**
+   * Ends a load whose rows were filtered (unreadable rows, handlers not registered here): queues
+   * the loaded jobs that are not tracked and advances the covered cursor to the last row the store
+   * returned, kept or not, so that a page whose last rows were all filtered out neither hides the
+   * rows after it until the next periodic load nor is read again.
+   *
+   * @param rows the jobs to queue, in (due, key) order
+   * @param until the horizon the load asked for
+   * @param lastRead the cursor of the last row read if the store returned as many rows as asked
+   *     (more may be due before until), else null
+   * @param nextLoadAt when to load again if not full
+   */
+  void endLoad(List<JobRecord> rows, Instant until, WindowCursor lastRead, Instant nextLoadAt) {
     lock.lock();
     try {
       for (JobRecord r : rows) {
@@ -750,11 +776,8 @@ final class Dispatcher {
           enqueue(e, r);
         }
       }
-      covered =
-          full && !rows.isEmpty()
-              ? rows.get(rows.size() - 1).cursor()
-              : new WindowCursor(until, "");
-      truncated = full;
+      covered = lastRead != null ? lastRead : new WindowCursor(until, "");
+      truncated = lastRead != null;
       loading = null;
       nextLoad = Entry.nanos(nextLoadAt);
       deadlineChanged();

@@ -311,6 +311,13 @@ public final class KairosScheduler implements Scheduler {
     return Optional.ofNullable(dispatcher.nextWakeUp());
   }
 
+  /**
+   * Most rows one window load reads: a larger window is read in pages of this size, one load after
+   * another while fewer than half a window is queued (see {@link Dispatcher#take()}), so the first
+   * fire after a start waits for one page and the change lock is never held for a whole window.
+   */
+  static final int LOAD_PAGE = 1_000;
+
   /** Loads the jobs due within the look-ahead horizon that the heap does not hold yet. */
   void loadWindow() {
     changes.lock();
@@ -319,11 +326,13 @@ public final class KairosScheduler implements Scheduler {
       Instant until = Timetables.plus(now, config.lookAhead());
       WindowCursor after = dispatcher.beginLoad(until);
       runner.calendars.replaceAll(config.store().calendars());
-      List<JobRecord> rows = config.store().due(after, until, config.windowSize());
+      int limit = Math.min(config.windowSize(), LOAD_PAGE);
+      List<JobRecord> rows = config.store().due(after, until, limit);
       List<JobRecord> runnable =
           rows.stream().filter(r -> readable(r, now)).filter(this::hasHandler).toList();
       Instant nextLoad = Timetables.plus(now, config.lookAhead().dividedBy(2));
-      dispatcher.endLoad(runnable, until, rows.size() >= config.windowSize(), nextLoad);
+      WindowCursor lastRead = rows.size() >= limit ? rows.get(rows.size() - 1).cursor() : null;
+      dispatcher.endLoad(runnable, until, lastRead, nextLoad);
       log.debug("loaded {} due job(s) until {}", runnable.size(), until);
     } catch (RuntimeException ex) {
       log.warn("loading due jobs from the store failed; retrying in 1 s", ex);

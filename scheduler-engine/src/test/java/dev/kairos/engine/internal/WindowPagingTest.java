@@ -1,0 +1,93 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.JobSpec;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.ManualClock;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Window loads read pages of at most {@link KairosScheduler#LOAD_PAGE} rows, come before due fires
+ * in {@code take()}, and move the cursor past rows filtered out of a page.
+ */
+class WindowPagingTest {
+  static final Instant T0 = Harness.T0;
+
+  @Test
+  void firstLoadReadsOnePage_thenEveryDueJobFiresOnceInOrder() {
+    int jobs = 2 * KairosScheduler.LOAD_PAGE + 500;
+    Harness h = new Harness(new InMemoryStore(), Kairos.builder().windowSize(10_000), ctx -> {});
+    for (int i = 0; i < jobs; i++) {
+      h.scheduler.schedule(
+          JobSpec.named(String.format("j%05d", i)).handler("h").at(T0.plusSeconds(10)));
+    }
+    Harness h2 = new Harness(h.store, Kairos.builder().windowSize(10_000), ctx -> {});
+    assertThat(h2.scheduler.queued()).isEqualTo(KairosScheduler.LOAD_PAGE);
+
+    h2.runUntil(T0.plusSeconds(10));
+
+    assertThat(h2.runs).extracting(c -> c.key()).hasSize(jobs).isSorted().doesNotHaveDuplicates();
+    assertThat(h2.runs).allMatch(c -> c.actualStart().equals(T0.plusSeconds(10)));
+  }
+
+  /**
+   * A full page whose rows all belong to a handler not registered here: the next page is read at
+   * once, and the jobs behind it fire on time (the cursor once fell back to the horizon, hiding
+   * them until the next periodic load, half the look-ahead later).
+   */
+  @Test
+  void pageOfJobsWithoutHandlerHere_doesNotHideTheJobsAfterIt() {
+    Harness writer =
+        new Harness(
+            new InMemoryStore(),
+            Kairos.builder().windowSize(10).handler("other", ctx -> {}),
+            c -> {});
+    for (int i = 0; i < 25; i++) {
+      writer.scheduler.schedule(
+          JobSpec.named(String.format("a%02d", i)).handler("other").at(T0.plusSeconds(10)));
+    }
+    for (String key : List.of("b1", "b2")) {
+      writer.scheduler.schedule(JobSpec.named(key).handler("h").at(T0.plusSeconds(10)));
+    }
+
+    Harness h = new Harness(writer.store, Kairos.builder().windowSize(10), ctx -> {});
+    h.runUntil(T0.plusSeconds(10));
+
+    assertThat(h.runs).extracting(c -> c.key()).containsExactly("b1", "b2");
+    assertThat(h.runs).allMatch(c -> c.actualStart().equals(T0.plusSeconds(10)));
+  }
+
+  /**
+   * With a truncated window running low, {@code take()} hands the load to one worker before any due
+   * fire, and meanwhile gives the due fires to the others; the load's end moves the cursor to the
+   * last row read.
+   */
+  @Test
+  void truncatedWindow_takeHandsOutTheLoadFirst_othersGetDueFiresMeanwhile() throws Exception {
+    ManualClock clock = new ManualClock(T0.plusSeconds(1));
+    Dispatcher d = new Dispatcher(clock, 10);
+    Instant until = T0.plus(Duration.ofMinutes(5));
+    List<JobRecord> page = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
+    }
+    d.beginLoad(until);
+    WindowCursor last = page.get(2).cursor();
+    d.endLoad(page.subList(0, 2), until, last, until); // j2 read but filtered out
+
+    assertThat(d.take()).isSameAs(Dispatcher.LOAD);
+    assertThat(d.take().key).isEqualTo("j0"); // while the load runs
+    assertThat(d.beginLoad(until)).isEqualTo(last);
+    d.endLoad(List.of(), until, null, until.plusSeconds(60)); // nothing more: not truncated
+    assertThat(d.take().key).isEqualTo("j1");
+    assertThat(d.poll()).isNull();
+  }
+}
