@@ -786,11 +786,16 @@ final class Dispatcher {
     }
   }
 
-  /** A load failed: nothing is covered beyond what was; retry at {@code retryAt}. */
+  /**
+   * A load failed: nothing is covered beyond what was; retry at {@code retryAt}, from the covered
+   * cursor. A truncated window waits for that time too (it would otherwise be loaded again at once,
+   * in a loop of failing loads, now that loads come before due fires).
+   */
   void abortLoad(Instant retryAt) {
     lock.lock();
     try {
       loading = null;
+      truncated = false;
       nextLoad = Entry.nanos(retryAt);
       deadlineChanged();
     } finally {

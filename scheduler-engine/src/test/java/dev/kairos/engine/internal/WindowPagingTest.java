@@ -90,4 +90,33 @@ class WindowPagingTest {
     assertThat(d.take().key).isEqualTo("j1");
     assertThat(d.poll()).isNull();
   }
+
+  /**
+   * A failed load of a truncated window is retried at the time given, not at once: the other due
+   * fires go on meanwhile, and the retry starts from the covered cursor.
+   */
+  @Test
+  void failedLoadOfTruncatedWindow_waitsForItsRetryTime_firesGoOn() throws Exception {
+    ManualClock clock = new ManualClock(T0.plusSeconds(1));
+    Dispatcher d = new Dispatcher(clock, 10);
+    Instant until = T0.plus(Duration.ofMinutes(5));
+    List<JobRecord> page = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
+    }
+    d.beginLoad(until);
+    WindowCursor last = page.get(1).cursor();
+    d.endLoad(page, until, last, until);
+
+    assertThat(d.take()).isSameAs(Dispatcher.LOAD);
+    d.abortLoad(clock.now().plusSeconds(1));
+    assertThat(d.take().key).isEqualTo("j0");
+    assertThat(d.take().key).isEqualTo("j1");
+    assertThat(d.poll()).isNull();
+    assertThat(d.nextWakeUp()).isEqualTo(clock.now().plusSeconds(1));
+
+    clock.advance(Duration.ofSeconds(1));
+    assertThat(d.poll()).isSameAs(Dispatcher.LOAD);
+    assertThat(d.beginLoad(until)).isEqualTo(last);
+  }
 }
