@@ -20,6 +20,9 @@ import org.junit.jupiter.api.Test;
  */
 class WindowPagingTest {
   static final Instant T0 = Harness.T0;
+  static final Instant UNTIL = T0.plus(Duration.ofMinutes(5));
+
+  private final ManualClock clock = new ManualClock(T0.plusSeconds(1));
 
   @Test
   void firstLoadReadsOnePage_thenEveryDueJobFiresOnceInOrder() {
@@ -72,21 +75,13 @@ class WindowPagingTest {
    */
   @Test
   void truncatedWindow_takeHandsOutTheLoadFirst_othersGetDueFiresMeanwhile() throws Exception {
-    ManualClock clock = new ManualClock(T0.plusSeconds(1));
     Dispatcher d = new Dispatcher(clock, 10);
-    Instant until = T0.plus(Duration.ofMinutes(5));
-    List<JobRecord> page = new ArrayList<>();
-    for (int i = 0; i < 3; i++) {
-      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
-    }
-    d.beginLoad(until);
-    WindowCursor last = page.get(2).cursor();
-    d.endLoad(page.subList(0, 2), until, last, until); // j2 read but filtered out
+    WindowCursor last = truncatedLoad(d, 3, 2); // j2 read but filtered out
 
     assertThat(d.take()).isSameAs(Dispatcher.LOAD);
     assertThat(d.take().key).isEqualTo("j0"); // while the load runs
-    assertThat(d.beginLoad(until)).isEqualTo(last);
-    d.endLoad(List.of(), until, null, until.plusSeconds(60)); // nothing more: not truncated
+    assertThat(d.beginLoad(UNTIL)).isEqualTo(last);
+    d.endLoad(List.of(), UNTIL, null, UNTIL.plusSeconds(60)); // nothing more: not truncated
     assertThat(d.take().key).isEqualTo("j1");
     assertThat(d.poll()).isNull();
   }
@@ -97,16 +92,8 @@ class WindowPagingTest {
    */
   @Test
   void failedLoadOfTruncatedWindow_waitsForItsRetryTime_firesGoOn() throws Exception {
-    ManualClock clock = new ManualClock(T0.plusSeconds(1));
     Dispatcher d = new Dispatcher(clock, 10);
-    Instant until = T0.plus(Duration.ofMinutes(5));
-    List<JobRecord> page = new ArrayList<>();
-    for (int i = 0; i < 2; i++) {
-      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
-    }
-    d.beginLoad(until);
-    WindowCursor last = page.get(1).cursor();
-    d.endLoad(page, until, last, until);
+    WindowCursor last = truncatedLoad(d, 2, 2);
 
     assertThat(d.take()).isSameAs(Dispatcher.LOAD);
     d.abortLoad(clock.now().plusSeconds(1));
@@ -117,6 +104,21 @@ class WindowPagingTest {
 
     clock.advance(Duration.ofSeconds(1));
     assertThat(d.poll()).isSameAs(Dispatcher.LOAD);
-    assertThat(d.beginLoad(until)).isEqualTo(last);
+    assertThat(d.beginLoad(UNTIL)).isEqualTo(last);
+  }
+
+  /**
+   * Ends a first load that read {@code read} due jobs j0, j1, ... as a full page (truncated), of
+   * which the first {@code kept} are queued; returns the cursor of the last row read.
+   */
+  private static WindowCursor truncatedLoad(Dispatcher d, int read, int kept) {
+    List<JobRecord> page = new ArrayList<>();
+    for (int i = 0; i < read; i++) {
+      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
+    }
+    d.beginLoad(UNTIL);
+    WindowCursor last = page.get(read - 1).cursor();
+    d.endLoad(page.subList(0, kept), UNTIL, last, UNTIL);
+    return last;
   }
 }
