@@ -733,27 +733,11 @@ final class Dispatcher {
   }
 
   /**
-   * Ends a load: queues the loaded jobs that are not tracked, advances the covered cursor, and sets
-   * when the next load is due.
-   *
-   * @param rows the jobs read, in (due, key) order
-   * @param until the horizon the load asked for
-   * @param full true if the store returned as many rows as asked (more may be due before until)
-   * @param nextLoadAt when to load again if not full
-   */
-  void endLoad(List<JobRecord> rows, Instant until, boolean full, Instant nextLoadAt) {
-    endLoad(
-        rows,
-        until,
-        full && !rows.isEmpty() ? rows.get(rows.size() - 1).cursor() : null,
-        nextLoadAt);
-  }
-
-  /**
-   * Ends a load whose rows were filtered (unreadable rows, handlers not registered here): queues
-   * the loaded jobs that are not tracked and advances the covered cursor to the last row the store
-   * returned, kept or not, so that a page whose last rows were all filtered out neither hides the
-   * rows after it until the next periodic load nor is read again.
+   * Ends a load: queues the loaded jobs that are not tracked, advances the covered cursor and sets
+   * when the next load is due. The cursor moves to the last row the store returned, kept or not
+   * (rows are filtered: unreadable, handler not registered here), so that a page whose last rows
+   * were all filtered out neither hides the rows after it until the next periodic load nor is read
+   * again.
    *
    * @param rows the jobs to queue, in (due, key) order
    * @param until the horizon the load asked for

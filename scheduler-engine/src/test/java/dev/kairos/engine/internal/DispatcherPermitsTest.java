@@ -28,7 +28,7 @@ class DispatcherPermitsTest {
         List.of(
             job("j1", T0), job("j2", T0), job("j3", T0.plusMillis(1)), job("j4", T0.plusMillis(2))),
         until,
-        false,
+        null,
         until);
     return d;
   }
@@ -111,12 +111,10 @@ class DispatcherPermitsTest {
     Dispatcher d = new Dispatcher(clock, 4, List.of(ConcurrencyLimit.of("h", 1)));
     Instant until = T0.plus(Duration.ofDays(1));
     d.beginLoad(until);
-    d.endLoad(
+    List<JobRecord> page =
         List.of(
-            job("j1", T0), job("j2", T0), job("j3", T0.plusMillis(1)), job("j4", T0.plusMillis(2))),
-        until,
-        true, // a full page: the window is truncated
-        until);
+            job("j1", T0), job("j2", T0), job("j3", T0.plusMillis(1)), job("j4", T0.plusMillis(2)));
+    d.endLoad(page, until, page.get(3).cursor(), until); // a full page: the window is truncated
     assertThat(key(d.poll())).isEqualTo("j1");
     assertThat(d.poll()).as("three wait for the permit: no load").isNull();
     assertThat(d.queued()).isEqualTo(3);

@@ -137,7 +137,7 @@ class LimitStatusTest {
     Dispatcher d = new Dispatcher(due, 10_000, List.of(ConcurrencyLimit.of("h", 2)));
     Instant until = T0.plus(Duration.ofDays(1));
     d.beginLoad(until);
-    d.endLoad(List.of(job("j1", T0), job("j2", T0.plusMillis(1))), until, false, until);
+    d.endLoad(List.of(job("j1", T0), job("j2", T0.plusMillis(1))), until, null, until);
 
     assertThat(d.takeBackfillPermit("h")).isTrue();
     Entry j1 = d.poll();

@@ -41,7 +41,7 @@ class MarkBatchTest {
   private void load(List<JobRecord> rows) {
     Instant until = T0.plus(Duration.ofDays(1));
     dispatcher.beginLoad(until);
-    dispatcher.endLoad(rows, until, false, until);
+    dispatcher.endLoad(rows, until, null, until);
   }
 
   private static JobRecord job(String key, Instant due) {
