@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The measuring JVM: one product, one scenario, one job count. Runs one unmeasured warm-up run
- * (smaller where the scenario allows), then the measured runs, each over a fresh store, and writes
- * a {@link Result}.
+ * The measuring JVM: one product, one scenario, one job count. Warms up unmeasured (throughput:
+ * full-size runs, at least one and for at least {@link #THROUGHPUT_WARM_UP}; other scenarios: one
+ * smaller run), then makes the measured runs, each over a fresh store, and writes a {@link Result}.
  */
 final class Child {
   private Child() {}
@@ -33,15 +33,22 @@ final class Child {
     new Result(scenario, product, jobs, runs, error).write(o.resultFile());
   }
 
+  /** Least time the unmeasured throughput runs take before the measured ones. */
+  static final Duration THROUGHPUT_WARM_UP = Duration.ofSeconds(30);
+
   private static void warmUp(Scenario s, Product p, Options o, int jobs) throws Exception {
     switch (s) {
       case THROUGHPUT -> {
-        if (p.persistent()) {
-          Throughput.run(p, o, Math.max(1_000, jobs / 10));
-        } else {
-          Throughput.run(p, o, jobs); // twice: the first run after one warm-up is still slower
+        // Full-size runs until the JIT has had THROUGHPUT_WARM_UP: on two cores its compiler
+        // threads keep one core busy for the first ~25 s of a database product's child (measured
+        // per thread), so a run inside that time measures the compiler as much as the product.
+        long until = System.nanoTime() + THROUGHPUT_WARM_UP.toNanos();
+        int warmUps = 0;
+        do {
           Throughput.run(p, o, jobs);
-        }
+          warmUps++;
+        } while (System.nanoTime() < until);
+        System.out.printf("  %s %s %,d: %d warm-up runs%n", s.id(), p.id(), jobs, warmUps);
       }
       case LATENESS, GROWTH -> Lateness.run(p, o, Math.min(jobs, 1_000), 0, o.warmup());
       case SCALE -> Scale.run(p, o, Math.min(jobs, 10_000));
@@ -68,6 +75,6 @@ final class Child {
     if (s == Scenario.GROWTH || s == Scenario.SCALE) {
       perRun = perRun.plus(o.timeout());
     }
-    return perRun.multipliedBy(o.runs() + 1);
+    return perRun.multipliedBy(o.runs() + 1).plus(THROUGHPUT_WARM_UP);
   }
 }
