@@ -82,26 +82,31 @@ class MigrationsTest {
         DriverManager.getConnection("jdbc:h2:" + dir.resolve("kairos").toAbsolutePath())) {
       assertThat(Migrations.version(c, Dialect.H2, JdbcStore.DEFAULT_TABLE_PREFIX))
           .isEqualTo(Migrations.latest());
+      String prefix = JdbcStore.DEFAULT_TABLE_PREFIX.toUpperCase(java.util.Locale.ROOT);
       // version 9: the change-feed sequence is flushed to the file once per 4096 values, not 32
-      try (var rs =
-          c.createStatement()
-              .executeQuery(
+      assertThat(
+              h2Cache(
+                  c,
                   "SELECT CACHE FROM INFORMATION_SCHEMA.SEQUENCES WHERE SEQUENCE_NAME = '"
-                      + JdbcStore.DEFAULT_TABLE_PREFIX.toUpperCase(java.util.Locale.ROOT)
-                      + "CHANGE_SEQ'")) {
-        assertThat(rs.next()).isTrue();
-        assertThat(rs.getLong(1)).isEqualTo(4096);
-      }
+                      + prefix
+                      + "CHANGE_SEQ'"))
+          .isEqualTo(4096);
       // version 12: so are the run history's ids
-      try (var rs =
-          c.createStatement()
-              .executeQuery(
+      assertThat(
+              h2Cache(
+                  c,
                   "SELECT IDENTITY_CACHE FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = '"
-                      + JdbcStore.DEFAULT_TABLE_PREFIX.toUpperCase(java.util.Locale.ROOT)
-                      + "RUNS' AND COLUMN_NAME = 'ID'")) {
-        assertThat(rs.next()).isTrue();
-        assertThat(rs.getLong(1)).isEqualTo(4096);
-      }
+                      + prefix
+                      + "RUNS' AND COLUMN_NAME = 'ID'"))
+          .isEqualTo(4096);
+    }
+  }
+
+  /** The one value {@code sql} selects: an H2 sequence's or identity column's cache. */
+  private static long h2Cache(Connection c, String sql) throws java.sql.SQLException {
+    try (var rs = c.createStatement().executeQuery(sql)) {
+      assertThat(rs.next()).as("a row for %s", sql).isTrue();
+      return rs.getLong(1);
     }
   }
 
