@@ -6,6 +6,7 @@ import dev.kairos.jdbc.internal.Migrations;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,20 +25,33 @@ import org.postgresql.ds.PGSimpleDataSource;
  * their median too. Each child also times what {@code open()} skips on such a schema: Flyway's
  * migrate with nothing to do, the first in the JVM and a second one.
  *
+ * <p>With {@code --cds}, it then measures {@code --runs} more children started with a dynamic
+ * class-data-sharing archive ({@code -XX:SharedArchiveFile}, JDK 13+) that one training child wrote
+ * at its exit ({@code -XX:ArchiveClassesAtExit}): what an application that enables AppCDS for its
+ * own start pays for {@code open()}.
+ *
  * <pre>
- * java -cp benchmarks/target/kairos-benchmarks.jar dev.kairos.benchmarks.StoreOpen [--runs 5]
+ * java -cp benchmarks/target/kairos-benchmarks.jar dev.kairos.benchmarks.StoreOpen [--runs 5] [--cds]
  * </pre>
  */
 public final class StoreOpen {
   private StoreOpen() {}
 
-  /** Runs it; with {@code --child <h2-dir|pg-url>} it is one measuring child. */
+  /**
+   * Runs it; with {@code --child <h2-dir|pg-url>} it is one measuring child.
+   *
+   * @param args {@code [--runs N] [--cds]}, or {@code --child TARGET}
+   * @throws Exception if a child fails
+   */
   public static void main(String[] args) throws Exception {
     if (args.length == 2 && args[0].equals("--child")) {
       child(args[1]);
       return;
     }
-    int runs = args.length == 2 && args[0].equals("--runs") ? Integer.parseInt(args[1]) : 5;
+    List<String> options = List.of(args);
+    int at = options.indexOf("--runs");
+    int runs = at >= 0 ? Integer.parseInt(options.get(at + 1)) : 5;
+    boolean cds = options.contains("--cds");
     String pgUrl = "jdbc:postgresql://127.0.0.1:5432/test";
     try (Store h2 = Store.h2(Path.of("target", "bench-data"), "open");
         Store pg = Store.postgres(pgUrl, "postgres", "", "open")) {
@@ -48,15 +62,23 @@ public final class StoreOpen {
         first.close();
         List<Long> ms = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
-          ms.add(measureInChild(target));
+          ms.add(measureInChild(target, List.of()));
         }
-        List<Long> sorted = ms.stream().sorted().toList();
-        System.out.printf(
-            Locale.ROOT,
-            "JdbcStore.open() on an existing schema, %s, fresh JVM: median %d ms (runs %s)%n",
-            s.dialect(),
-            sorted.get(sorted.size() / 2),
-            ms);
+        printMedian(s.dialect() + ", fresh JVM", ms);
+        if (cds) {
+          Path archive = Files.createTempFile("kairos-open", ".jsa");
+          Files.delete(archive); // the training child writes it
+          try {
+            measureInChild(target, List.of("-XX:ArchiveClassesAtExit=" + archive));
+            List<Long> shared = new ArrayList<>();
+            for (int i = 0; i < runs; i++) {
+              shared.add(measureInChild(target, List.of("-XX:SharedArchiveFile=" + archive)));
+            }
+            printMedian(s.dialect() + ", fresh JVM with an AppCDS archive", shared);
+          } finally {
+            Files.deleteIfExists(archive);
+          }
+        }
         List<Long> warm = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
           JdbcStore w = store(target);
@@ -65,14 +87,19 @@ public final class StoreOpen {
           warm.add((System.nanoTime() - t0) / 1_000_000);
           w.close();
         }
-        System.out.printf(
-            Locale.ROOT,
-            "JdbcStore.open() on an existing schema, %s, same JVM: median %d ms (runs %s)%n",
-            s.dialect(),
-            warm.stream().sorted().toList().get(warm.size() / 2),
-            warm);
+        printMedian(s.dialect() + ", same JVM", warm);
       }
     }
+  }
+
+  private static void printMedian(String what, List<Long> ms) {
+    List<Long> sorted = ms.stream().sorted().toList();
+    System.out.printf(
+        Locale.ROOT,
+        "JdbcStore.open() on an existing schema, %s: median %d ms (runs %s)%n",
+        what,
+        sorted.get(sorted.size() / 2),
+        ms);
   }
 
   private static JdbcStore store(String target) {
@@ -120,17 +147,15 @@ public final class StoreOpen {
     return h2;
   }
 
-  private static long measureInChild(String target) throws Exception {
-    Process p =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                StoreOpen.class.getName(),
-                "--child",
-                target)
-            .redirectErrorStream(true)
-            .start();
+  private static long measureInChild(String target, List<String> jvmOptions) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.addAll(jvmOptions);
+    command.addAll(
+        List.of(
+            "-cp", System.getProperty("java.class.path"), StoreOpen.class.getName(), "--child"));
+    command.add(target);
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
     long ms = -1;
     try (BufferedReader r =
         new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
