@@ -48,10 +48,22 @@ public final class StoreOpen {
       child(args[1]);
       return;
     }
-    List<String> options = List.of(args);
-    int at = options.indexOf("--runs");
-    int runs = at >= 0 ? Integer.parseInt(options.get(at + 1)) : 5;
-    boolean cds = options.contains("--cds");
+    int runs = 5;
+    boolean cds = false;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--cds" -> cds = true;
+        case "--runs" -> {
+          if (i + 1 == args.length || !args[i + 1].matches("[1-9][0-9]{0,3}")) {
+            throw new IllegalArgumentException("--runs needs a count from 1 to 9999");
+          }
+          runs = Integer.parseInt(args[++i]);
+        }
+        default ->
+            throw new IllegalArgumentException(
+                "unknown option " + args[i] + " (usage: [--runs N] [--cds])");
+      }
+    }
     String pgUrl = "jdbc:postgresql://127.0.0.1:5432/test";
     try (Store h2 = Store.h2(Path.of("target", "bench-data"), "open");
         Store pg = Store.postgres(pgUrl, "postgres", "", "open")) {
