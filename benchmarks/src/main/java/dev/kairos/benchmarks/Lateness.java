@@ -48,9 +48,13 @@ final class Lateness {
         Meter.sleepUntil(from);
         long cpu0 = Meter.cpuNanos();
         long runs0 = probe.runs();
+        long statements0 = Counting.STATEMENTS.sum();
+        long commits0 = Counting.COMMITS.sum();
         Meter.sleepUntil(until);
         long cpu1 = Meter.cpuNanos();
         long runs1 = probe.runs();
+        long statements = Counting.STATEMENTS.sum() - statements0;
+        long commits = Counting.COMMITS.sum() - commits0;
         Instant settled = until.plus(PERIOD).plus(o.pollInterval());
         Meter.sleepUntil(settled);
         if (idle > 0 && idleFrom.isBefore(settled)) {
@@ -67,6 +71,10 @@ final class Lateness {
         m.put(Metric.EXPECTED, (double) expected);
         m.put(Metric.CPU_US_PER_FIRE, (cpu1 - cpu0) / 1e3 / Math.max(1, runs1 - runs0));
         m.put(Metric.CPU_CORES, (cpu1 - cpu0) / (double) duration.toNanos());
+        if (Counting.enabled() && statements > 0) { // per fire of the window, as the CPU
+          m.put(Metric.STATEMENTS_PER_RUN, statements / (double) Math.max(1, runs1 - runs0));
+          m.put(Metric.COMMITS_PER_RUN, commits / (double) Math.max(1, runs1 - runs0));
+        }
         return m;
       } finally {
         instance.close();

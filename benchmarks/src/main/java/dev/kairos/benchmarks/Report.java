@@ -199,27 +199,43 @@ final class Report {
   }
 
   private Table latenessTable(Scenario s, int n) {
-    Table t =
-        new Table(
-            "product",
-            "p50 ms",
-            "p99 ms",
-            "max ms",
-            "executed / expected",
-            "CPU µs per fire",
-            "CPU, cores");
+    boolean counted =
+        of(s, n).stream().anyMatch(r -> r.spread(Metric.STATEMENTS_PER_RUN).isPresent());
+    List<String> head =
+        new ArrayList<>(
+            List.of(
+                "product",
+                "p50 ms",
+                "p99 ms",
+                "max ms",
+                "executed / expected",
+                "CPU µs per fire",
+                "CPU, cores"));
+    if (counted) {
+      head.addAll(List.of("statements per fire", "commits per fire"));
+    }
+    Table t = new Table(head.toArray(String[]::new));
     for (Result r : of(s, n)) {
       if (failed(t, r)) {
         continue;
       }
-      t.row(
-          r.product().title(),
-          Table.spread(r.spread(Metric.P50_MS)),
-          Table.spread(r.spread(Metric.P99_MS)),
-          Table.spread(r.spread(Metric.MAX_MS)),
-          Table.median(r.spread(Metric.EXECUTED)) + " / " + Table.median(r.spread(Metric.EXPECTED)),
-          Table.spread(r.spread(Metric.CPU_US_PER_FIRE)),
-          Table.median(r.spread(Metric.CPU_CORES)));
+      List<String> row =
+          new ArrayList<>(
+              List.of(
+                  r.product().title(),
+                  Table.spread(r.spread(Metric.P50_MS)),
+                  Table.spread(r.spread(Metric.P99_MS)),
+                  Table.spread(r.spread(Metric.MAX_MS)),
+                  Table.median(r.spread(Metric.EXECUTED))
+                      + " / "
+                      + Table.median(r.spread(Metric.EXPECTED)),
+                  Table.spread(r.spread(Metric.CPU_US_PER_FIRE)),
+                  Table.median(r.spread(Metric.CPU_CORES))));
+      if (counted) {
+        row.add(Table.median(r.spread(Metric.STATEMENTS_PER_RUN)));
+        row.add(Table.median(r.spread(Metric.COMMITS_PER_RUN)));
+      }
+      t.row(row.toArray(String[]::new));
     }
     return t;
   }
