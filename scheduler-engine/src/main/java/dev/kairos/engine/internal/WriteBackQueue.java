@@ -23,10 +23,10 @@ import org.slf4j.LoggerFactory;
  * write-back would otherwise be a transaction of its own. A queue made with a <em>linger</em> lets
  * its writer wait up to that long, from when it finds the queue non-empty, for more write-backs to
  * join the batch, unless an item queued says it may not wait (its job is due again within the
- * linger) or the batch is full: on an H2 file, 1,000 jobs a second, a linger of a few milliseconds
- * halved the CPU per fire and the allocation that drives the garbage collector's pauses. Nothing
- * waits for a write-back but its own job's next fire and the close, so a job due later than the
- * linger loses nothing.
+ * linger) or the batch is full: at 1,000 jobs a second, a linger of 3 ms more than halved the
+ * commits per fire and cut the CPU per fire by a quarter to a third (H2, PostgreSQL). Nothing waits
+ * for a write-back but its own job's next fire and the close, so a job due later than the linger
+ * loses nothing.
  *
  * <p>The same queue, with one writer thread, writes mark-ahead batches of start marks (see {@code
  * FireRunner#writeMarks}).
@@ -160,7 +160,7 @@ final class WriteBackQueue<T> {
 
   /**
    * Holding the lock, with items queued: waits for more until the linger ends, unless the queue is
-   * stopped, holds an item that may not wait, or holds a full batch.
+   * draining, holds an item that may not wait, or holds a full batch.
    */
   private void linger() {
     if (lingerNanos <= 0) {
