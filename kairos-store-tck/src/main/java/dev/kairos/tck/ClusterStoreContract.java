@@ -653,6 +653,49 @@ public abstract class ClusterStoreContract {
     assertThat(c.expiredClaims(10)).isEmpty();
   }
 
+  /**
+   * The overdue sweep's read: unclaimed jobs due more than the given time ago by the store's clock,
+   * earliest first, up to the limit; not a claimed, running, paused or future job.
+   */
+  @Test
+  void overdueJobs_unclaimedJobsDueLongAgo_earliestFirst() {
+    Instant now = a.storeNow();
+    a.upsert(fresh("late-2", T0.plusSeconds(2)));
+    a.upsert(fresh("late-1", T0.plusSeconds(1)));
+    a.upsert(fresh("late-3", T0.plusSeconds(3)));
+    a.upsert(fresh("just-due", now.minusSeconds(1)));
+    a.upsert(fresh("future", now.plusSeconds(3600)));
+    JobRecord claimed = a.upsert(fresh("claimed", T0)).record();
+    a.claim(claimed, "a", LONG).orElseThrow();
+    JobRecord paused = a.upsert(fresh("paused", T0)).record();
+    a.replace(
+            paused.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), paused.version())
+        .orElseThrow();
+
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10))
+        .extracting(JobRecord::key)
+        .containsExactly("late-1", "late-2", "late-3");
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), 2))
+        .extracting(JobRecord::key)
+        .containsExactly("late-1", "late-2");
+    assertThat(c.overdueJobs(Duration.ofMinutes(1), 10).get(0))
+        .isEqualTo(a.find("late-1").orElseThrow());
+  }
+
+  /** A released claim leaves the job unclaimed: the sweep sees it again. */
+  @Test
+  void overdueJobs_releasedClaim_listedAgain() {
+    JobRecord j = a.upsert(fresh("j", T0)).record();
+    a.claim(j, "a", LONG).orElseThrow();
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10)).isEmpty();
+
+    assertThat(a.release("j", "a", T0)).isTrue();
+
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10))
+        .extracting(JobRecord::key)
+        .containsExactly("j");
+  }
+
   // ---- change feed -----------------------------------------------------------------------------
 
   /** A change made through one instance is in the next read of another, at once. */

@@ -17,6 +17,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -105,14 +106,21 @@ class ClusterPipelineStressTest {
         int from = i * specs.size() / INSTANCES;
         schedulers.get(i).scheduleAll(specs.subList(from, (i + 1) * specs.size() / INSTANCES));
       }
-      await().atMost(Duration.ofSeconds(90)).until(() -> oneShotsRun(runsByKey) >= ONE_SHOTS / 2);
+      awaitOrExplain(
+          Duration.ofSeconds(90),
+          () -> oneShotsRun(runsByKey) >= ONE_SHOTS / 2,
+          stores,
+          schedulers,
+          runsByKey);
       schedulers.get(2).close(); // mid-backlog: its unrun claims are released, not left to expire
-      await()
-          .atMost(Duration.ofSeconds(120))
-          .until(
-              () ->
-                  oneShotsRun(runsByKey) == ONE_SHOTS
-                      && runsByKey.getOrDefault("every-0", new AtomicInteger()).get() >= 20);
+      awaitOrExplain(
+          Duration.ofSeconds(120),
+          () ->
+              oneShotsRun(runsByKey) == ONE_SHOTS
+                  && runsByKey.getOrDefault("every-0", new AtomicInteger()).get() >= 20,
+          stores,
+          schedulers,
+          runsByKey);
     } finally {
       schedulers.forEach(Scheduler::close);
     }
@@ -128,6 +136,58 @@ class ClusterPipelineStressTest {
     assertThat(runsByInstance).as("instances that ran fires").containsKeys("s0", "s1");
 
     RunPipelineStressTest.assertEveryRunWrittenBack(stores, runsByKey, ONE_SHOTS + PERIODIC);
+  }
+
+  /**
+   * Awaits {@code done}; on a timeout fails with what a reader needs to tell a lost fire from a
+   * slow machine: the one-shots not run and their rows, every instance's stats, and the stacks of
+   * the schedulers' threads.
+   */
+  private static void awaitOrExplain(
+      Duration limit,
+      java.util.concurrent.Callable<Boolean> done,
+      Supplier<JobStore> stores,
+      List<Scheduler> schedulers,
+      Map<String, AtomicInteger> runsByKey) {
+    try {
+      await().atMost(limit).until(done);
+    } catch (ConditionTimeoutException timeout) {
+      StringBuilder why = new StringBuilder("not done within ").append(limit).append('\n');
+      List<String> missing = new ArrayList<>();
+      for (int i = 0; i < ONE_SHOTS; i++) {
+        if (!runsByKey.containsKey("once-" + i)) {
+          missing.add("once-" + i);
+        }
+      }
+      why.append(missing.size()).append(" one-shot(s) not run; every-0 ran ");
+      why.append(runsByKey.getOrDefault("every-0", new AtomicInteger())).append(" time(s)\n");
+      try (JobStore store = stores.get()) {
+        store.open();
+        for (String key : missing.subList(0, Math.min(10, missing.size()))) {
+          why.append("  ").append(store.find(key)).append('\n');
+        }
+      } catch (RuntimeException ex) {
+        why.append("  (rows not readable: ").append(ex).append(")\n");
+      }
+      for (int i = 0; i < schedulers.size(); i++) {
+        try {
+          why.append("s").append(i).append(": ").append(schedulers.get(i).stats()).append('\n');
+        } catch (RuntimeException closed) {
+          why.append("s").append(i).append(": ").append(closed.getMessage()).append('\n');
+        }
+      }
+      Thread.getAllStackTraces()
+          .forEach(
+              (t, stack) -> {
+                if (t.getName().startsWith("kairos-")) {
+                  why.append(t.getName()).append(' ').append(t.getState()).append('\n');
+                  for (StackTraceElement f : stack) {
+                    why.append("    at ").append(f).append('\n');
+                  }
+                }
+              });
+      throw new AssertionError(why.toString(), timeout);
+    }
   }
 
   private static long oneShotsRun(Map<String, AtomicInteger> runsByKey) {

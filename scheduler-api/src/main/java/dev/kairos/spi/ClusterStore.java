@@ -173,6 +173,19 @@ public interface ClusterStore extends JobStore {
   List<JobRecord> expiredClaims(int limit);
 
   /**
+   * Jobs that nobody holds (not RUNNING, no claim) whose due time passed more than {@code by} ago
+   * by the store's clock, earliest due first, at most {@code limit}: fires that every instance
+   * should have seen and one should have claimed. The engine reads them now and then as a safety
+   * net under {@link #changesSince}: a change the feed never delivers (a store whose transaction
+   * commits long after it stamped its change) would otherwise leave its job unqueued everywhere.
+   *
+   * @param by how long past its due time a job must be
+   * @param limit the most jobs returned
+   * @return the overdue jobs, as they are now
+   */
+  List<JobRecord> overdueJobs(java.time.Duration by, int limit);
+
+  /**
    * Changes of jobs made after {@code cursor} (by any instance), in order, at most {@code limit}.
    * Start with {@link #changeCursor()}. A read that continues from the cursor the previous read of
    * this store object returned may leave out changes that read returned (a database store looks at

@@ -735,6 +735,22 @@ public final class InMemoryStore implements ClusterStore {
   }
 
   @Override
+  public synchronized List<JobRecord> overdueJobs(Duration by, int limit) {
+    Instant before = storeNow().minus(by);
+    return jobs.values().stream()
+        .map(x -> x.record)
+        .filter(
+            r ->
+                r.state() != JobState.RUNNING
+                    && r.dueTime() != null
+                    && !r.dueTime().isAfter(before)
+                    && !leases.containsKey(r.key()))
+        .sorted(java.util.Comparator.comparing(JobRecord::dueTime).thenComparing(JobRecord::key))
+        .limit(limit)
+        .toList();
+  }
+
+  @Override
   public synchronized Changes changesSince(long cursor, int limit) {
     List<JobRecord> changed = new ArrayList<>();
     List<String> deleted = new ArrayList<>();

@@ -20,6 +20,14 @@ final class ClusterSync implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(ClusterSync.class);
   private static final int BATCH = 1000;
 
+  /**
+   * How long past its due time an unclaimed job must be before the overdue sweep ({@link #recover})
+   * queues it from its row: far longer than a change takes through the feed (one poll), so in a
+   * healthy cluster the sweep finds only fires still queued somewhere (a backlog), which it leaves
+   * as they are.
+   */
+  static final Duration OVERDUE = Duration.ofSeconds(5);
+
   /** Full batches read without the cursor moving before waiting for the next change. */
   private static final int PAGES_IN_PLACE = 10;
 
@@ -124,6 +132,16 @@ final class ClusterSync implements Runnable {
     }
   }
 
+  /**
+   * Recovers the fires of expired claims; then sweeps for overdue jobs nobody holds and applies
+   * them as changes. The sweep is the safety net under the change feed: a change the feed never
+   * delivers (on the JDBC store, one whose transaction committed more than the feed's settle time
+   * after it stamped its row, so that readers had moved their cursors past it) would otherwise
+   * leave its job queued nowhere. Applied as a change, a row the heap already holds at its version
+   * is left alone (a backlog, a fire held back by a concurrency limit or the cluster share), so the
+   * sweep never runs a fire twice: claims decide that. A lost change that made a job due later in
+   * the future is caught once it is {@link #OVERDUE}.
+   */
   private void recover() {
     for (JobRecord r : store.expiredClaims(BATCH)) {
       log.info(
@@ -132,6 +150,25 @@ final class ClusterSync implements Runnable {
           r.state(),
           r.dueTime());
       dispatcher.recover(r);
+    }
+    List<JobRecord> overdue = store.overdueJobs(OVERDUE, BATCH);
+    if (overdue.isEmpty()) {
+      return;
+    }
+    changes.lock();
+    try {
+      for (JobRecord r : overdue) {
+        if (!dispatcher.tracks(r.key(), r.version())) {
+          log.info(
+              "job '{}': due {} and held by no instance, but not queued here; queueing it from"
+                  + " its row (the change feed did not deliver its last change)",
+              r.key(),
+              r.dueTime());
+          dispatcher.changedElsewhere(r.key(), r);
+        }
+      }
+    } finally {
+      changes.unlock();
     }
   }
 

@@ -899,6 +899,20 @@ final class Dispatcher {
   }
 
   /**
+   * Whether this instance tracks the job at {@code version} or newer (queued, or taken by a
+   * worker): the overdue sweep's question before it applies a row.
+   */
+  boolean tracks(String key, long version) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      return e != null && (e.running || e.record.version() >= version);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Queues a job whose claim's lease expired on another instance, flagged as a recovery; the worker
    * that takes it claims it again.
    */

@@ -385,6 +385,12 @@ public final class Cluster implements AutoCloseable {
         database.withHandle("reading expired claims", h -> table.expired(h, limit)));
   }
 
+  /** Unclaimed jobs overdue by more than {@code by}; see {@link ClusterTable#overdue}. */
+  public List<JobRecord> overdueJobs(Duration by, int limit) {
+    return readableOnly(
+        database.withHandle("reading overdue jobs", h -> table.overdue(h, by, limit)));
+  }
+
   /** The change feed after {@code cursor}; see {@link ChangeFeed.Reader#read}. */
   public Changes changesSince(long cursor, int limit) {
     ChangeFeed.Page page =

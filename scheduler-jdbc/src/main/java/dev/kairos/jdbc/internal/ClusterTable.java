@@ -56,6 +56,7 @@ public final class ClusterTable {
   private final String renew;
   private final String release;
   private final String expired;
+  private final String overdue;
   private final String registerAgain;
   private final String register;
   private final String heartbeat;
@@ -136,6 +137,13 @@ public final class ClusterTable {
             + " WHERE (state = 'RUNNING' AND owner IS NULL) OR (lease_until <= "
             + now
             + " AND due_time IS NOT NULL) ORDER BY job_key LIMIT :limit";
+    overdue =
+        "SELECT * FROM "
+            + jobs
+            + " WHERE due_time IS NOT NULL AND due_time <= "
+            + now
+            + " - :by AND state <> 'RUNNING' AND lease_until IS NULL"
+            + " ORDER BY due_time, job_key LIMIT :limit";
     registerAgain =
         "UPDATE "
             + table
@@ -393,6 +401,18 @@ public final class ClusterTable {
    */
   public List<JobRows.Row> expired(Handle h, int limit) {
     return h.createQuery(expired).bind("limit", limit).map((rs, ctx) -> JobRows.read(rs)).list();
+  }
+
+  /**
+   * Unclaimed rows (not RUNNING, no lease) due more than {@code by} ago by the database clock,
+   * earliest first, at most {@code limit}; the due-time index serves the range.
+   */
+  public List<JobRows.Row> overdue(Handle h, Duration by, int limit) {
+    return h.createQuery(overdue)
+        .bind("by", seconds(by))
+        .bind("limit", limit)
+        .map((rs, ctx) -> JobRows.read(rs))
+        .list();
   }
 
   /**

@@ -976,6 +976,11 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   @Override
+  public List<JobRecord> overdueJobs(Duration by, int limit) {
+    return tables().cluster().overdueJobs(by, limit);
+  }
+
+  @Override
   public Changes changesSince(long cursor, int limit) {
     return tables().cluster().changesSince(cursor, limit);
   }
