@@ -216,6 +216,17 @@ final class FireRunner {
     return due == null || due.isAfter(config.time().now().plusNanos(2 * WRITE_BACK_LINGER_NANOS));
   }
 
+  /**
+   * A {@code triggerNow()} arrived while a job ran here: its write-back (queued, or about to be) is
+   * written without lingering, so the triggered fire is not held back by the linger.
+   */
+  void hurryWriteBacks() {
+    WriteBackQueue<Queued> q = writeBacks;
+    if (q != null) {
+      q.hurry();
+    }
+  }
+
   /** Writes mark-ahead batches (see {@link #writeMarks}); started with the write-back queue. */
   private final WriteBackQueue<MarkBatch> markWriter = new WriteBackQueue<>(this::writeMarks);
 

@@ -656,6 +656,7 @@ public final class KairosScheduler implements Scheduler {
       // meanwhile still recovers the run). In cluster mode the trigger goes to the store at once
       // instead: a pause() on another instance must be able to see and cancel it.
       if (!clustered() && dispatcher.triggerIfRunning(key)) {
+        runner.hurryWriteBacks(); // the trigger waits for the run's write-back: no linger
         return config.store().find(key).isPresent();
       }
       Instant now = config.time().now();

@@ -116,6 +116,22 @@ final class WriteBackQueue<T> {
     }
   }
 
+  /**
+   * Ends a linger now, and keeps the next batch from lingering if nothing is queued yet: for a
+   * write-back somebody waits for (a {@code triggerNow()} that arrived during the run). The mark
+   * lasts until a writer empties the queue, so a write-back submitted just after this call does not
+   * linger either.
+   */
+  void hurry() {
+    lock.lock();
+    try {
+      urgent++;
+      work.signalAll();
+    } finally {
+      lock.unlock();
+    }
+  }
+
   private void loop() {
     for (; ; ) {
       List<T> batch;

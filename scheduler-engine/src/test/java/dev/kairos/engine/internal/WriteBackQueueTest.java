@@ -96,6 +96,27 @@ class WriteBackQueueTest {
     assertThat(names(nextBatch())).containsExactly("a");
   }
 
+  /** A {@code triggerNow()} during a run: the write-backs already lingering go at once. */
+  @Test
+  void hurryEndsALingerAtOnce() throws InterruptedException {
+    start(HOUR, 1);
+    queue.submit(new Item("a", true));
+    queue.submit(new Item("b", true));
+    queue.hurry();
+    assertThat(names(nextBatch())).containsExactly("a", "b");
+  }
+
+  /** A hurry that comes before its write-back (the run still going) still keeps it from waiting. */
+  @Test
+  void hurryBeforeTheItemArrivesKeepsItFromLingering() throws InterruptedException {
+    start(HOUR, 1);
+    queue.hurry();
+    queue.submit(new Item("triggered", true));
+    assertThat(names(nextBatch())).containsExactly("triggered");
+    queue.submit(new Item("later", true)); // the hurry ended with its batch: this one lingers
+    assertThat(batches.poll(200, TimeUnit.MILLISECONDS)).as("lingering again").isNull();
+  }
+
   @Test
   void urgencyDoesNotOutliveItsBatch() throws InterruptedException {
     start(HOUR, 1);
