@@ -36,6 +36,13 @@ final class ClusterSync implements Runnable {
   private final Lock changes;
   private final EngineConfig config;
   private final StoreHealth health;
+
+  /**
+   * Whether a row may be queued here, as a window load judges it (readable, its handler registered
+   * here): the overdue sweep queues no other.
+   */
+  private final java.util.function.Predicate<JobRecord> queueable;
+
   private volatile boolean stopped;
   private long cursor;
 
@@ -53,7 +60,9 @@ final class ClusterSync implements Runnable {
       Dispatcher dispatcher,
       Lock changes,
       EngineConfig config,
-      StoreHealth health) {
+      StoreHealth health,
+      java.util.function.Predicate<JobRecord> queueable) {
+    this.queueable = queueable;
     this.store = store;
     this.dispatcher = dispatcher;
     this.changes = changes;
@@ -137,10 +146,11 @@ final class ClusterSync implements Runnable {
    * them as changes. The sweep is the safety net under the change feed: a change the feed never
    * delivers (on the JDBC store, one whose transaction committed more than the feed's settle time
    * after it stamped its row, so that readers had moved their cursors past it) would otherwise
-   * leave its job queued nowhere. Applied as a change, a row the heap already holds at its version
-   * is left alone (a backlog, a fire held back by a concurrency limit or the cluster share), so the
-   * sweep never runs a fire twice: claims decide that. A lost change that made a job due later in
-   * the future is caught once it is {@link #OVERDUE}.
+   * leave its job queued nowhere. A row the heap already holds at its version is left alone (a
+   * backlog, a fire held back by a concurrency limit or the cluster share), and one a window load
+   * would not queue here (refused, or its handler not registered here) is skipped; the others are
+   * applied as changes. The sweep cannot run a fire twice: claims decide who runs it. A lost change
+   * that made a job due later in the future is caught once the job is {@link #OVERDUE}.
    */
   private void recover() {
     for (JobRecord r : store.expiredClaims(BATCH)) {
@@ -158,7 +168,7 @@ final class ClusterSync implements Runnable {
     changes.lock();
     try {
       for (JobRecord r : overdue) {
-        if (!dispatcher.tracks(r.key(), r.version())) {
+        if (!dispatcher.tracks(r.key(), r.version()) && queueable.test(r)) {
           log.info(
               "job '{}': due {} and held by no instance, but not queued here; queueing it from"
                   + " its row (the change feed did not deliver its last change)",

@@ -175,7 +175,14 @@ public final class KairosScheduler implements Scheduler {
       backfills.recover();
       runner.calendars.replaceAll(config.store().calendars());
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
-        clusterSync = new ClusterSync(cs, dispatcher, changes, config, health);
+        clusterSync =
+            new ClusterSync(
+                cs,
+                dispatcher,
+                changes,
+                config,
+                health,
+                r -> readable(r, config.time().now()) && hasHandler(r));
       }
       loadWindow();
     }

@@ -1,0 +1,99 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kairos.JobSpec;
+import dev.kairos.Scheduler;
+import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
+import dev.kairos.engine.TimeSource;
+import dev.kairos.spi.ClusterStore;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The overdue sweep ({@link ClusterSync}): instance "a" reads the shared store through a feed that
+ * never delivers the changes of jobs named {@code lost-*}, as a JDBC feed misses a change committed
+ * after its settle time. Jobs scheduled through instance "b" (built, never started, so it runs
+ * nothing) reach "a" only through the sweep: each runs once, on "a", as soon as it is overdue. Real
+ * time, generous bounds.
+ */
+class ClusterOverdueSweepTest {
+  private final InMemoryStore shared = InMemoryStore.shared(TimeSource.system());
+  private final List<Scheduler> schedulers = new ArrayList<>();
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+  @AfterEach
+  void closeAll() {
+    schedulers.forEach(Scheduler::close);
+  }
+
+  /** The shared store, with a feed that drops the changes of {@code lost-*} jobs. */
+  private ClusterStore losingFeed() {
+    return (ClusterStore)
+        Proxy.newProxyInstance(
+            ClusterStore.class.getClassLoader(),
+            new Class<?>[] {ClusterStore.class},
+            (proxy, method, args) -> {
+              Object out;
+              try {
+                out = method.invoke(shared, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+              if (method.getName().equals("changesSince")) {
+                ClusterStore.Changes c = (ClusterStore.Changes) out;
+                return new ClusterStore.Changes(
+                    c.changed().stream().filter(r -> !r.key().startsWith("lost-")).toList(),
+                    c.deleted(),
+                    c.cursor());
+              }
+              return out;
+            });
+  }
+
+  private Scheduler instance(String id, ClusterStore store) {
+    Scheduler s =
+        Kairos.builder()
+            .store(store)
+            .instanceId(id)
+            .clusterLease(Duration.ofSeconds(3)) // a sweep every half second
+            .handler(
+                "h",
+                ctx -> runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet())
+            .build();
+    schedulers.add(s);
+    return s;
+  }
+
+  @Test
+  void jobsWhoseChangesTheFeedLost_runOnceWhenOverdue() {
+    Scheduler a = instance("a", losingFeed());
+    Scheduler b = instance("b", shared);
+    a.start();
+    Instant now = Instant.now();
+    for (int i = 0; i < 20; i++) {
+      b.schedule(JobSpec.named("lost-" + i).handler("h").at(now));
+    }
+    b.schedule(JobSpec.named("seen").handler("h").at(now));
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.containsKey("seen"));
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> runs.keySet().stream().filter(k -> k.startsWith("lost-")).count() == 20);
+    a.close();
+
+    runs.forEach((key, n) -> assertThat(n).as("runs of %s", key).hasValue(1));
+    assertThat(shared.overdueJobs(Duration.ZERO, 100)).as("jobs left due").isEmpty();
+  }
+}
