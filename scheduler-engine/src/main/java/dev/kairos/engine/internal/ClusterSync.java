@@ -147,10 +147,11 @@ final class ClusterSync implements Runnable {
    * delivers (on the JDBC store, one whose transaction committed more than the feed's settle time
    * after it stamped its row, so that readers had moved their cursors past it) would otherwise
    * leave its job queued nowhere. A row the heap already holds at its version is left alone (a
-   * backlog, a fire held back by a concurrency limit or the cluster share), and one a window load
-   * would not queue here (refused, or its handler not registered here) is skipped; the others are
-   * applied as changes. The sweep cannot run a fire twice: claims decide who runs it. A lost change
-   * that made a job due later in the future is caught once the job is {@link #OVERDUE}.
+   * backlog, a fire held back by a concurrency limit or the cluster share), so is one beyond a
+   * truncated window (a later load reads it), and one a window load would not queue here (refused,
+   * or its handler not registered here) is skipped; the others are applied as changes. The sweep
+   * cannot run a fire twice: claims decide who runs it. A lost change that made a job due later in
+   * the future is caught once the job is {@link #OVERDUE}.
    */
   private void recover() {
     for (JobRecord r : store.expiredClaims(BATCH)) {
@@ -168,7 +169,7 @@ final class ClusterSync implements Runnable {
     changes.lock();
     try {
       for (JobRecord r : overdue) {
-        if (!dispatcher.tracks(r.key(), r.version()) && queueable.test(r)) {
+        if (dispatcher.missing(r) && queueable.test(r)) {
           log.info(
               "job '{}': due {} and held by no instance, but not queued here; queueing it from"
                   + " its row (the change feed did not deliver its last change)",

@@ -899,14 +899,15 @@ final class Dispatcher {
   }
 
   /**
-   * Whether this instance tracks the job at {@code version} or newer (queued, or taken by a
-   * worker): the overdue sweep's question before it applies a row.
+   * The overdue sweep's question before it applies a row: true if the row lies in the loaded window
+   * and this instance does not track the job at the row's version or newer (queued, or taken by a
+   * worker). A row beyond a truncated window is not missing: a later load reads it.
    */
-  boolean tracks(String key, long version) {
+  boolean missing(JobRecord r) {
     lock.lock();
     try {
-      Entry e = tracked.get(key);
-      return e != null && (e.running || e.record.version() >= version);
+      Entry e = tracked.get(r.key());
+      return inWindow(r) && (e == null || (!e.running && e.record.version() < r.version()));
     } finally {
       lock.unlock();
     }
