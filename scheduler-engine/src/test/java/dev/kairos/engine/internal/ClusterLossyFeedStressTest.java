@@ -10,8 +10,6 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,31 +49,23 @@ class ClusterLossyFeedStressTest {
    * change with probability 1/3.
    */
   private ClusterStore lossyFeed() {
-    return (ClusterStore)
-        Proxy.newProxyInstance(
-            ClusterStore.class.getClassLoader(),
-            new Class<?>[] {ClusterStore.class},
-            (proxy, method, args) -> {
-              Object out;
-              try {
-                out = method.invoke(shared, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-              if (method.getName().equals("changesSince")) {
-                ClusterStore.Changes c = (ClusterStore.Changes) out;
-                List<JobRecord> kept = new ArrayList<>();
-                for (JobRecord r : c.changed()) {
-                  if (r.key().startsWith("lost-") || ThreadLocalRandom.current().nextInt(3) == 0) {
-                    dropped.incrementAndGet();
-                  } else {
-                    kept.add(r);
-                  }
-                }
-                return new ClusterStore.Changes(kept, c.deleted(), c.cursor());
-              }
-              return out;
-            });
+    return StoreInterceptor.wrap(
+        shared,
+        (method, out) -> {
+          if (!method.equals("changesSince")) {
+            return out;
+          }
+          ClusterStore.Changes c = (ClusterStore.Changes) out;
+          List<JobRecord> kept = new ArrayList<>();
+          for (JobRecord r : c.changed()) {
+            if (r.key().startsWith("lost-") || ThreadLocalRandom.current().nextInt(3) == 0) {
+              dropped.incrementAndGet();
+            } else {
+              kept.add(r);
+            }
+          }
+          return new ClusterStore.Changes(kept, c.deleted(), c.cursor());
+        });
   }
 
   @Test

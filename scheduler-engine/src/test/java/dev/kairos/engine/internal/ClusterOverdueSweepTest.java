@@ -9,8 +9,6 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,26 +38,18 @@ class ClusterOverdueSweepTest {
 
   /** The shared store, with a feed that drops the changes of {@code lost-*} jobs. */
   private ClusterStore losingFeed() {
-    return (ClusterStore)
-        Proxy.newProxyInstance(
-            ClusterStore.class.getClassLoader(),
-            new Class<?>[] {ClusterStore.class},
-            (proxy, method, args) -> {
-              Object out;
-              try {
-                out = method.invoke(shared, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-              if (method.getName().equals("changesSince")) {
-                ClusterStore.Changes c = (ClusterStore.Changes) out;
-                return new ClusterStore.Changes(
-                    c.changed().stream().filter(r -> !r.key().startsWith("lost-")).toList(),
-                    c.deleted(),
-                    c.cursor());
-              }
-              return out;
-            });
+    return StoreInterceptor.wrap(
+        shared,
+        (method, out) -> {
+          if (method.equals("changesSince")) {
+            ClusterStore.Changes c = (ClusterStore.Changes) out;
+            return new ClusterStore.Changes(
+                c.changed().stream().filter(r -> !r.key().startsWith("lost-")).toList(),
+                c.deleted(),
+                c.cursor());
+          }
+          return out;
+        });
   }
 
   private Scheduler instance(String id, ClusterStore store) {

@@ -9,8 +9,6 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -40,26 +38,18 @@ class ClusterPausedClaimTest {
 
   /** The shared store, but the first claim of "j" that wins stays in the call until resumed. */
   private ClusterStore pausingAfterClaim() {
-    return (ClusterStore)
-        Proxy.newProxyInstance(
-            ClusterStore.class.getClassLoader(),
-            new Class<?>[] {ClusterStore.class},
-            (proxy, method, args) -> {
-              Object out;
-              try {
-                out = method.invoke(shared, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-              if (method.getName().equals("claim")
-                  && out instanceof Optional<?> won
-                  && won.isPresent()
-                  && paused.compareAndSet(false, true)) {
-                resume.await();
-                claimReturned.set(true);
-              }
-              return out;
-            });
+    return StoreInterceptor.wrap(
+        shared,
+        (method, out) -> {
+          if (method.equals("claim")
+              && out instanceof Optional<?> won
+              && won.isPresent()
+              && paused.compareAndSet(false, true)) {
+            resume.await();
+            claimReturned.set(true);
+          }
+          return out;
+        });
   }
 
   private KairosScheduler instance(String id, ClusterStore store) {
