@@ -179,11 +179,17 @@ public interface ClusterStore extends JobStore {
    * net under {@link #changesSince}: a change the feed never delivers (a store whose transaction
    * commits long after it stamped its change) would otherwise leave its job unqueued everywhere.
    *
+   * <p>The default returns none: a store whose feed cannot lose a change needs no sweep, and one
+   * written before this method existed keeps working without it. Both stores of this project
+   * override it.
+   *
    * @param by how long past its due time a job must be
    * @param limit the most jobs returned
    * @return the overdue jobs, as they are now
    */
-  List<JobRecord> overdueJobs(java.time.Duration by, int limit);
+  default List<JobRecord> overdueJobs(java.time.Duration by, int limit) {
+    return List.of();
+  }
 
   /**
    * Changes of jobs made after {@code cursor} (by any instance), in order, at most {@code limit}.
