@@ -73,4 +73,15 @@ public interface SchedulerListener {
    * @param scheduledFireTime the fire this instance tried to claim
    */
   default void claimLost(String key, Instant scheduledFireTime) {}
+
+  /**
+   * Cluster mode: a job nobody held had been due for some seconds, but this instance had not queued
+   * it, because the change feed never delivered its last change (a store transaction that committed
+   * long after writing it); the overdue sweep queued it from its row now, so its fire runs late
+   * rather than never. Should be rare; a steady rate means store transactions stall for seconds.
+   *
+   * @param key the job
+   * @param dueTime when the job became due
+   */
+  default void changeMissed(String key, Instant dueTime) {}
 }

@@ -96,6 +96,12 @@ public final class KairosMetrics implements SchedulerListener {
   public static final String CLAIMS_LOST = "kairos.cluster.claims.lost";
 
   /**
+   * Cluster mode: jobs this instance queued from the overdue sweep because the change feed never
+   * delivered their last change.
+   */
+  public static final String CHANGES_MISSED = "kairos.cluster.changes.missed";
+
+  /**
    * Gauge per concurrency limit, tagged {@code limit} (its name): how many runs it allows at once.
    */
   public static final String LIMIT_PERMITS = "kairos.limit.permits";
@@ -320,6 +326,15 @@ public final class KairosMetrics implements SchedulerListener {
     Counter.builder(CLAIMS_LOST)
         .tags(keyTags ? common.and("key", key) : common)
         .description("Fires another cluster instance claimed first")
+        .register(registry)
+        .increment();
+  }
+
+  @Override
+  public void changeMissed(String key, Instant dueTime) {
+    Counter.builder(CHANGES_MISSED)
+        .tags(keyTags ? common.and("key", key) : common)
+        .description("Jobs queued by the overdue sweep: the change feed missed their last change")
         .register(registry)
         .increment();
   }

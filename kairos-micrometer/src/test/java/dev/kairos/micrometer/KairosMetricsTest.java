@@ -194,6 +194,17 @@ class KairosMetricsTest {
   }
 
   @Test
+  void changesMissed_countedByKey_orUntaggedWithoutKeyTags() {
+    KairosMetrics.builder(registry).build().changeMissed("job", T0);
+    assertThat(count(KairosMetrics.CHANGES_MISSED, "key", "job")).isEqualTo(1);
+
+    SimpleMeterRegistry other = new SimpleMeterRegistry();
+    KairosMetrics.builder(other).keyTags(false).build().changeMissed("job", T0);
+    assertThat(other.get(KairosMetrics.CHANGES_MISSED).counter().getId().getTags()).isEmpty();
+    assertThat(other.get(KairosMetrics.CHANGES_MISSED).counter().count()).isEqualTo(1);
+  }
+
+  @Test
   void clusterInstancesGauge_readsLiveInstancesFromStats() {
     Scheduler clustered =
         (Scheduler)

@@ -43,6 +43,9 @@ final class ClusterSync implements Runnable {
    */
   private final java.util.function.Predicate<JobRecord> queueable;
 
+  /** Told of each job the overdue sweep queued ({@code changeMissed}). */
+  private final dev.kairos.SchedulerListener listeners;
+
   private volatile boolean stopped;
   private long cursor;
 
@@ -61,8 +64,10 @@ final class ClusterSync implements Runnable {
       Lock changes,
       EngineConfig config,
       StoreHealth health,
-      java.util.function.Predicate<JobRecord> queueable) {
+      java.util.function.Predicate<JobRecord> queueable,
+      dev.kairos.SchedulerListener listeners) {
     this.queueable = queueable;
+    this.listeners = listeners;
     this.store = store;
     this.dispatcher = dispatcher;
     this.changes = changes;
@@ -166,6 +171,7 @@ final class ClusterSync implements Runnable {
     if (overdue.isEmpty()) {
       return;
     }
+    List<JobRecord> missed = new java.util.ArrayList<>();
     changes.lock();
     try {
       for (JobRecord r : overdue) {
@@ -176,10 +182,14 @@ final class ClusterSync implements Runnable {
               r.key(),
               r.dueTime());
           dispatcher.changedElsewhere(r.key(), r);
+          missed.add(r);
         }
       }
     } finally {
       changes.unlock();
+    }
+    for (JobRecord r : missed) { // listeners outside the lock: they are the application's code
+      listeners.changeMissed(r.key(), r.dueTime());
     }
   }
 

@@ -71,6 +71,10 @@ public final class KairosScheduler implements Scheduler {
   private final EngineConfig config;
   private final Dispatcher dispatcher;
   private final FireRunner runner;
+
+  /** The application's listeners, each call guarded. */
+  private final Listeners listeners;
+
   private final Backfills backfills;
 
   /** Runs the queued backfill slots; null before start(). */
@@ -106,7 +110,7 @@ public final class KairosScheduler implements Scheduler {
   public KairosScheduler(EngineConfig config) {
     this.config = config;
     this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
-    Listeners listeners = new Listeners(config.listeners());
+    this.listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
     this.backfills = new Backfills(config, listeners, runner.gate, dispatcher, () -> closing);
     dispatcher.onPermitFreed(backfills::wake);
@@ -182,7 +186,8 @@ public final class KairosScheduler implements Scheduler {
                 changes,
                 config,
                 health,
-                r -> readable(r, config.time().now()) && hasHandler(r));
+                r -> readable(r, config.time().now()) && hasHandler(r),
+                listeners);
       }
       loadWindow();
     }

@@ -64,4 +64,9 @@ final class Listeners implements SchedulerListener {
   public void claimLost(String key, Instant scheduledFireTime) {
     each("claimLost", l -> l.claimLost(key, scheduledFireTime));
   }
+
+  @Override
+  public void changeMissed(String key, Instant dueTime) {
+    each("changeMissed", l -> l.changeMissed(key, dueTime));
+  }
 }

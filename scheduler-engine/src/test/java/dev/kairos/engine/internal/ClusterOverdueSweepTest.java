@@ -30,6 +30,7 @@ class ClusterOverdueSweepTest {
   private final InMemoryStore shared = InMemoryStore.shared(TimeSource.system());
   private final List<Scheduler> schedulers = new ArrayList<>();
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private final java.util.Set<String> missed = ConcurrentHashMap.newKeySet();
 
   @AfterEach
   void closeAll() {
@@ -58,6 +59,13 @@ class ClusterOverdueSweepTest {
             .store(store)
             .instanceId(id)
             .clusterLease(Duration.ofSeconds(3)) // a sweep every half second
+            .listener(
+                new dev.kairos.SchedulerListener() {
+                  @Override
+                  public void changeMissed(String key, Instant dueTime) {
+                    missed.add(id + ":" + key);
+                  }
+                })
             .handler(
                 "h",
                 ctx -> runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet())
@@ -84,6 +92,10 @@ class ClusterOverdueSweepTest {
     a.close();
 
     runs.forEach((key, n) -> assertThat(n).as("runs of %s", key).hasValue(1));
+    assertThat(missed)
+        .as("jobs the sweep reported as missed by the feed")
+        .hasSize(20)
+        .allMatch(k -> k.startsWith("a:lost-"));
     assertThat(shared.overdueJobs(Duration.ZERO, 100)).as("jobs left due").isEmpty();
   }
 }
