@@ -323,18 +323,22 @@ public final class KairosMetrics implements SchedulerListener {
 
   @Override
   public void claimLost(String key, Instant scheduledFireTime) {
-    Counter.builder(CLAIMS_LOST)
-        .tags(keyTags ? common.and("key", key) : common)
-        .description("Fires another cluster instance claimed first")
-        .register(registry)
-        .increment();
+    countForKey(CLAIMS_LOST, "Fires another cluster instance claimed first", key);
   }
 
   @Override
   public void changeMissed(String key, Instant dueTime) {
-    Counter.builder(CHANGES_MISSED)
+    countForKey(
+        CHANGES_MISSED,
+        "Jobs queued by the overdue sweep: the change feed missed their last change",
+        key);
+  }
+
+  /** Adds one to a counter tagged with the job key (unless key tags are off). */
+  private void countForKey(String name, String description, String key) {
+    Counter.builder(name)
         .tags(keyTags ? common.and("key", key) : common)
-        .description("Jobs queued by the overdue sweep: the change feed missed their last change")
+        .description(description)
         .register(registry)
         .increment();
   }
