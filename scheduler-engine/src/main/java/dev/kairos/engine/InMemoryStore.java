@@ -737,17 +737,17 @@ public final class InMemoryStore implements ClusterStore {
   @Override
   public synchronized List<JobRecord> overdueJobs(Duration by, int limit) {
     Instant before = storeNow().minus(by);
-    return jobs.values().stream()
-        .map(x -> x.record)
-        .filter(
-            r ->
-                r.state() != JobState.RUNNING
-                    && r.dueTime() != null
-                    && !r.dueTime().isAfter(before)
-                    && !leases.containsKey(r.key()))
-        .sorted(java.util.Comparator.comparing(JobRecord::dueTime).thenComparing(JobRecord::key))
-        .limit(limit)
-        .toList();
+    List<JobRecord> out = new ArrayList<>();
+    for (WindowCursor c : byDue) { // (due, key) order, as the JDBC store's due-time index
+      if (out.size() >= limit || c.dueTime().isAfter(before)) {
+        break;
+      }
+      JobRecord r = record(c.key());
+      if (r.state() != JobState.RUNNING && !leases.containsKey(r.key())) {
+        out.add(r);
+      }
+    }
+    return out;
   }
 
   @Override

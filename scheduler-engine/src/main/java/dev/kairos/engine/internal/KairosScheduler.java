@@ -186,7 +186,7 @@ public final class KairosScheduler implements Scheduler {
                 changes,
                 config,
                 health,
-                r -> readable(r, config.time().now()) && hasHandler(r),
+                r -> queueable(r, config.time().now()),
                 listeners);
       }
       loadWindow();
@@ -340,8 +340,7 @@ public final class KairosScheduler implements Scheduler {
       runner.calendars.replaceAll(config.store().calendars());
       int limit = Math.min(config.windowSize(), LOAD_PAGE);
       List<JobRecord> rows = config.store().due(after, until, limit);
-      List<JobRecord> runnable =
-          rows.stream().filter(r -> readable(r, now)).filter(this::hasHandler).toList();
+      List<JobRecord> runnable = rows.stream().filter(r -> queueable(r, now)).toList();
       Instant nextLoad = Timetables.plus(now, config.lookAhead().dividedBy(2));
       WindowCursor lastRead = rows.size() >= limit ? rows.get(rows.size() - 1).cursor() : null;
       dispatcher.endLoad(runnable, until, lastRead, nextLoad);
@@ -378,6 +377,14 @@ public final class KairosScheduler implements Scheduler {
   private String problem(JobRecord r, Instant now) {
     String problem = JobRules.problem(r, now);
     return problem != null ? problem : runner.calendars.problem(r.spec());
+  }
+
+  /**
+   * Whether a row read from the store may be queued here: readable at {@code now} and its handler
+   * registered here. Judged for window loads and for the cluster's overdue sweep alike.
+   */
+  private boolean queueable(JobRecord r, Instant now) {
+    return readable(r, now) && hasHandler(r);
   }
 
   private boolean hasHandler(JobRecord r) {

@@ -63,7 +63,10 @@ final class WriteBackQueue<T> {
   /** Set by {@link #drain}: nobody lingers from then on. */
   private boolean draining;
 
-  /** Items queued that may not wait for a linger; 0 when the queue is empty. */
+  /**
+   * Items queued that may not wait for a linger, plus {@link #hurry} calls; set to 0 when a writer
+   * empties the queue.
+   */
   private int urgent;
 
   /**
