@@ -120,6 +120,50 @@ abstract class BulkStoreContract {
   }
 
   /**
+   * Batches of new keys and batches that hold existing ones, in turn (the JDBC store inserts a
+   * batch as new jobs first unless the last batch it looked at held existing keys, and looks them
+   * up again when a key exists): each batch's results and stored rows are exact, whichever way the
+   * store went.
+   */
+  @Test
+  void upsertAll_newAndExistingKeysInTurn_eachBatchExact() {
+    JobStore s = open();
+    List<List<String>> batches =
+        List.of(
+            List.of("a1", "a2", "a3"), // new
+            List.of("a2", "b1"), // one exists
+            List.of("c1", "c2"), // new, after a batch that held an existing key
+            List.of("d1", "d2"), // new again
+            List.of("c2", "d1", "a1")); // all exist
+    java.util.Set<String> stored = new java.util.HashSet<>();
+    for (List<String> keys : batches) {
+      List<JobRecord> batch =
+          keys.stream().map(k -> fresh(spec(k), T0.plusSeconds(k.hashCode() & 0xff))).toList();
+
+      List<Upsert> out = s.upsertAll(batch);
+
+      assertThat(out).extracting(u -> u.record().key()).as("batch %s", keys).isEqualTo(keys);
+      for (Upsert u : out) {
+        assertThat(u.change())
+            .as("%s in batch %s", u.record().key(), keys)
+            .isEqualTo(
+                stored.contains(u.record().key())
+                    ? Upsert.Change.UNCHANGED
+                    : Upsert.Change.CREATED);
+      }
+      stored.addAll(keys);
+      assertThat(s.findAll())
+          .extracting(JobRecord::key)
+          .containsExactlyInAnyOrderElementsOf(stored);
+    }
+    for (String key : stored) {
+      JobRecord r = s.find(key).orElseThrow();
+      assertThat(r.spec()).isEqualTo(spec(key));
+      assertThat(r.dueTime()).as(key).isEqualTo(T0.plusSeconds(key.hashCode() & 0xff));
+    }
+  }
+
+  /**
    * Every kind of definition, and instants at the edges of the stored encoding (nanoseconds, before
    * 1970, past 2262), come back exactly from the batched insert, the batched definition update and
    * the write-back, as they do from the single-row {@code upsert}.

@@ -99,6 +99,21 @@ class MigrationsTest {
                       + prefix
                       + "RUNS' AND COLUMN_NAME = 'ID'"))
           .isEqualTo(4096);
+      // version 13: the job table's state and calendar indexes are gone, the others kept
+      List<String> indexes = new java.util.ArrayList<>();
+      try (var rs =
+          c.createStatement()
+              .executeQuery(
+                  "SELECT INDEX_NAME FROM INFORMATION_SCHEMA.INDEXES WHERE TABLE_NAME = '"
+                      + prefix
+                      + "JOBS' ORDER BY INDEX_NAME")) {
+        while (rs.next()) {
+          indexes.add(rs.getString(1));
+        }
+      }
+      assertThat(indexes)
+          .contains(prefix + "JOBS_DUE", prefix + "JOBS_CHANGE", prefix + "JOBS_LEASE")
+          .doesNotContain(prefix + "JOBS_STATE", prefix + "JOBS_CALENDAR");
     }
   }
 
