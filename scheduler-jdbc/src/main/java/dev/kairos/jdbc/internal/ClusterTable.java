@@ -53,6 +53,7 @@ public final class ClusterTable {
   private final String select;
   private final String ownClaim;
   private final String selectOwned;
+  private final String lockKeys;
   private final String renew;
   private final String release;
   private final String expired;
@@ -115,6 +116,7 @@ public final class ClusterTable {
             + " j ON j.job_key = b.job_key WHERE b.state = 'RUNNING' AND j.handler IN (";
     ownClaim = select + " AND owner = :instance AND version = :version AND claimed_fire = :due";
     selectOwned = "SELECT * FROM " + jobs + " WHERE owner = :instance AND job_key IN (";
+    lockKeys = "SELECT job_key FROM " + jobs + " WHERE job_key IN (";
     renew =
         "UPDATE "
             + jobs
@@ -276,6 +278,15 @@ public final class ClusterTable {
    * Claims several fires (of distinct jobs) for {@code instance} in one batched UPDATE, rows in key
    * order, then reads the won rows back in one SELECT; answers in the order given. Call in a
    * transaction.
+   *
+   * <p>With more than one fire, the rows are locked first, in key order, by one {@code SELECT … FOR
+   * UPDATE}, so that every wait for another transaction's row lock comes before the first change
+   * stamp is taken: the batch's stamps are then taken within milliseconds of the commit. Without
+   * it, a batch that stamped its first rows and then waited for a later row's lock (held by a bulk
+   * upsert, or by an application transaction that changed the job and stays open) committed those
+   * stamps late, and a stamp committed more than {@link ChangeFeed#SETTLE} after it was taken is
+   * never delivered by the feed (the overdue sweep finds the job 5–10 s late). A single row's
+   * UPDATE computes its stamp after it holds the row's lock, so one fire needs no such statement.
    */
   public List<Optional<Claim>> claimAll(
       Handle h, List<JobRecord> expected, String instance, Duration lease) {
@@ -290,6 +301,9 @@ public final class ClusterTable {
         new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
     if (order.isEmpty()) {
       return out;
+    }
+    if (order.size() > 1) {
+      lockInKeyOrder(h, order.stream().map(i -> expected.get(i).key()).toList());
     }
     PreparedBatch batch = h.prepareBatch(claim);
     ChangeStamps.Source stamp = stamps.on(h);
@@ -327,6 +341,19 @@ public final class ClusterTable {
               }
             });
     return out;
+  }
+
+  /** Locks the rows of {@code keys} (sorted, distinct) until the transaction ends. */
+  private void lockInKeyOrder(Handle h, List<String> keys) {
+    StringBuilder sql = new StringBuilder(lockKeys);
+    for (int i = 0; i < keys.size(); i++) {
+      sql.append(i == 0 ? ":k" : ", :k").append(i);
+    }
+    var q = h.createQuery(sql.append(") ORDER BY job_key FOR UPDATE").toString());
+    for (int i = 0; i < keys.size(); i++) {
+      q.bind("k" + i, keys.get(i));
+    }
+    q.mapTo(String.class).list();
   }
 
   private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindClaim(
