@@ -173,6 +173,44 @@ class KairosPostgresTest {
   }
 
   /**
+   * A bulk schedule inside a transaction of jobs some of which exist (the store first inserts a
+   * chunk as new jobs, and a key that exists fails that insert): the transaction stays usable, the
+   * application's own statement after it commits with it, and every job is stored once.
+   */
+  @Test
+  void scheduleAllInsideTransaction_someJobsExist_transactionGoesOn() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    inTransactionContext(
+        "txexist_",
+        (scheduler, jdbc, ds) -> {
+          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+          Instant later = Instant.now().plus(Duration.ofMinutes(2));
+          List<JobSpec> first = new ArrayList<>();
+          List<JobSpec> again = new ArrayList<>();
+          for (int i = 0; i < 1_500; i++) {
+            JobSpec spec = JobSpec.named("job-" + i).handler("export").at(later);
+            (i % 3 == 0 ? first : again).add(spec);
+          }
+          scheduler.scheduleAll(first); // outside any transaction
+          List<JobSpec> all = new ArrayList<>(again);
+          all.addAll(first);
+          jdbc.execute("create table txexist_app (note varchar(20))");
+
+          tx.executeWithoutResult(
+              status -> {
+                scheduler.scheduleAll(all);
+                jdbc.update("insert into txexist_app values ('after')");
+              });
+
+          assertThat(jdbc.queryForObject("select count(*) from txexist_jobs", Long.class))
+              .isEqualTo(1_500L);
+          assertThat(jdbc.queryForObject("select count(*) from txexist_app", Long.class))
+              .isEqualTo(1L);
+          assertThat(scheduler.stats().queuedJobs()).isEqualTo(1_500);
+        });
+  }
+
+  /**
    * A test body given the context's scheduler, a template on its DataSource, and the DataSource.
    */
   @FunctionalInterface
