@@ -323,15 +323,9 @@ public final class ClusterTable {
     if (won.isEmpty()) {
       return out;
     }
-    StringBuilder sql = new StringBuilder(selectOwned);
-    for (int i = 0; i < won.size(); i++) {
-      sql.append(i == 0 ? ":k" : ", :k").append(i);
-    }
-    var q = h.createQuery(sql.append(")").toString()).bind("instance", instance);
-    for (int i = 0; i < won.size(); i++) {
-      q.bind("k" + i, won.get(i));
-    }
-    q.map((rs, ctx) -> claimed(rs))
+    JobTable.keysQuery(h, selectOwned, won, ")")
+        .bind("instance", instance)
+        .map((rs, ctx) -> claimed(rs))
         .forEach(
             c -> {
               Integer i = index.get(c.row().key());
@@ -345,15 +339,9 @@ public final class ClusterTable {
 
   /** Locks the rows of {@code keys} (sorted, distinct) until the transaction ends. */
   private void lockInKeyOrder(Handle h, List<String> keys) {
-    StringBuilder sql = new StringBuilder(lockKeys);
-    for (int i = 0; i < keys.size(); i++) {
-      sql.append(i == 0 ? ":k" : ", :k").append(i);
-    }
-    var q = h.createQuery(sql.append(") ORDER BY job_key FOR UPDATE").toString());
-    for (int i = 0; i < keys.size(); i++) {
-      q.bind("k" + i, keys.get(i));
-    }
-    q.mapTo(String.class).list();
+    JobTable.keysQuery(h, lockKeys, keys, ") ORDER BY job_key FOR UPDATE")
+        .mapTo(String.class)
+        .list();
   }
 
   private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindClaim(

@@ -322,21 +322,28 @@ public final class JobTable {
     List<JobRows.Row> out = new ArrayList<>(keys.size());
     for (int from = 0; from < keys.size(); from += KEYS_PER_QUERY) {
       List<String> part = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_QUERY));
-      StringBuilder sql = new StringBuilder(selectIn);
-      for (int i = 0; i < part.size(); i++) {
-        sql.append(i == 0 ? ":k" : ", :k").append(i);
-      }
-      sql.append(forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")"); // locked in key order
-      var q = h.createQuery(sql.toString());
-      for (int i = 0; i < part.size(); i++) {
-        q.bind("k" + i, part.get(i));
-      }
-      q.map((rs, ctx) -> JobRows.read(rs)).forEach(out::add);
+      keysQuery(h, selectIn, part, forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")") // key order
+          .map((rs, ctx) -> JobRows.read(rs))
+          .forEach(out::add);
     }
     if (customPlans) {
       h.execute("SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT");
     }
     return out;
+  }
+
+  /** {@code head}, a parameter per key (bound), then {@code tail}: a query on an IN list. */
+  static org.jdbi.v3.core.statement.Query keysQuery(
+      Handle h, String head, List<String> keys, String tail) {
+    StringBuilder sql = new StringBuilder(head);
+    for (int i = 0; i < keys.size(); i++) {
+      sql.append(i == 0 ? ":k" : ", :k").append(i);
+    }
+    var q = h.createQuery(sql.append(tail).toString());
+    for (int i = 0; i < keys.size(); i++) {
+      q.bind("k" + i, keys.get(i));
+    }
+    return q;
   }
 
   /** {@link #insert} of each record, in one batch. */
