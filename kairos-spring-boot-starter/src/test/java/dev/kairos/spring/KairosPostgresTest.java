@@ -211,6 +211,48 @@ class KairosPostgresTest {
   }
 
   /**
+   * A bulk schedule of new jobs inside a transaction takes no savepoints (each would stay a
+   * subtransaction until the application commits; past 64 of them PostgreSQL slows every other
+   * session): every row it inserts carries the transaction's own id, none a subtransaction's.
+   */
+  @Test
+  void scheduleAllInsideTransaction_newJobs_noSubtransactions() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    inTransactionContext(
+        "txnew_",
+        (scheduler, jdbc, ds) -> {
+          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+          Instant later = Instant.now().plus(Duration.ofMinutes(2));
+          List<JobSpec> specs = new ArrayList<>();
+          for (int i = 0; i < 2_500; i++) {
+            specs.add(JobSpec.named("job-" + i).handler("export").at(later));
+          }
+          scheduler.schedule(JobSpec.named("outside").handler("export").at(later)); // the table
+
+          long[] rows = new long[2];
+          tx.executeWithoutResult(
+              status -> {
+                long top = jdbc.queryForObject("select txid_current() % 4294967296", Long.class);
+                scheduler.scheduleAll(specs);
+                rows[0] =
+                    jdbc.queryForObject(
+                        "select count(*) from txnew_jobs where xmin::text::bigint = ?",
+                        Long.class,
+                        top);
+                rows[1] =
+                    jdbc.queryForObject(
+                        "select count(*) from txnew_jobs where job_key <> 'outside'", Long.class);
+              });
+
+          assertThat(rows[1]).isEqualTo(2_500L);
+          assertThat(rows[0]).as("rows written by the transaction itself").isEqualTo(2_500L);
+          assertThat(jdbc.queryForObject("select count(*) from txnew_jobs", Long.class))
+              .isEqualTo(2_501L);
+          assertThat(scheduler.stats().queuedJobs()).isEqualTo(2_501);
+        });
+  }
+
+  /**
    * A test body given the context's scheduler, a template on its DataSource, and the DataSource.
    */
   @FunctionalInterface

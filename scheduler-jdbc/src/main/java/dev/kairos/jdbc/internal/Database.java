@@ -6,6 +6,7 @@ import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
 import java.time.DateTimeException;
 import javax.sql.DataSource;
+import org.jdbi.v3.core.Handle;
 import org.jdbi.v3.core.HandleCallback;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
@@ -130,9 +131,33 @@ public final class Database {
    * #DEADLOCK_ATTEMPTS} times in all, so {@code work} must do nothing but its statements.
    */
   public <T> T inTransaction(String what, HandleCallback<T, SQLException> work) {
+    return inTransactionJoining(what, (h, joined) -> work.withHandle(h));
+  }
+
+  /** Work in a transaction that is told whether it joined one already open. */
+  @FunctionalInterface
+  public interface JoiningWork<T> {
+    /**
+     * @param joined true if the connection was in a transaction already (the application's, on a
+     *     transaction-aware data source): then nothing here commits or rolls back
+     */
+    T run(Handle h, boolean joined) throws SQLException;
+  }
+
+  /**
+   * {@link #inTransaction}, telling {@code work} whether its statements join a transaction that was
+   * open on the connection before (the connection was not in auto-commit), which the caller, not
+   * the store, commits.
+   */
+  public <T> T inTransactionJoining(String what, JoiningWork<T> work) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return jdbi(what).inTransaction(work);
+        return jdbi(what)
+            .withHandle(
+                h -> {
+                  boolean joined = h.isInTransaction();
+                  return h.inTransaction(t -> work.run(t, joined));
+                });
       } catch (JdbiException | SQLException e) {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
           throw new StoreException(what + " failed", e);

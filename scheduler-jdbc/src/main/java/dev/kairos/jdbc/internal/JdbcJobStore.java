@@ -362,9 +362,13 @@ public final class JdbcJobStore implements ClusterStore {
    * the insert waited for that caller's commit, so the next attempt finds the row.
    */
   private <T> T retryingInsertRace(String what, HandleCallback<T, SQLException> work) {
+    return retryingInsertRace(what, (h, joined) -> work.withHandle(h));
+  }
+
+  private <T> T retryingInsertRace(String what, Database.JoiningWork<T> work) {
     for (int attempt = 1; ; attempt++) {
       try {
-        return database.inTransaction(what, work);
+        return database.inTransactionJoining(what, work);
       } catch (StoreException e) {
         if (!isUniqueViolation(e) || attempt >= UPSERT_ATTEMPTS) {
           throw e;
@@ -385,11 +389,14 @@ public final class JdbcJobStore implements ClusterStore {
   /**
    * {@link #upsert} of each record in one transaction. On PostgreSQL and H2 the records are first
    * inserted as new jobs ({@link #insertAllNew}) unless the last bulk upsert found keys that
-   * existed; if one of them exists, the insert is rolled back to its savepoint and the transaction
-   * goes on the general way: the existing rows read and locked with one query per 1,000 keys,
-   * changed definitions updated in one batch, new jobs inserted in one batch. Keep batches to about
-   * a thousand records (the engine does): the change feed assumes that a transaction commits well
-   * within {@link ChangeFeed#SETTLE} of stamping its rows.
+   * existed or the call joins the application's open transaction (each chunk's savepoint would be a
+   * subtransaction kept until that transaction ends: on PostgreSQL, more than 64 of them in one
+   * transaction slow every other session's snapshot checks); if one of them exists, the insert is
+   * rolled back to its savepoint and the transaction goes on the general way: the existing rows
+   * read and locked with one query per 1,000 keys, changed definitions updated in one batch, new
+   * jobs inserted in one batch. Keep batches to about a thousand records (the engine does): the
+   * change feed assumes that a transaction commits well within {@link ChangeFeed#SETTLE} of
+   * stamping its rows.
    */
   @Override
   public List<Upsert> upsertAll(List<JobRecord> fresh) {
@@ -401,7 +408,7 @@ public final class JdbcJobStore implements ClusterStore {
     List<Upsert> out =
         retryingInsertRace(
             "upserting " + fresh.size() + " job(s) from '" + fresh.get(0).key() + "'",
-            h -> upsertAll(h, fresh, mayInsertFirst && !bulkKeysExist));
+            (h, joined) -> upsertAll(h, fresh, mayInsertFirst && !joined && !bulkKeysExist));
     if (out.stream().anyMatch(u -> u.change() != Upsert.Change.UNCHANGED)) {
       signal();
     }
