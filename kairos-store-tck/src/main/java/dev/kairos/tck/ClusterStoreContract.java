@@ -12,6 +12,7 @@ import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.ScheduleState;
+import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -672,14 +673,36 @@ public abstract class ClusterStoreContract {
             paused.withSchedule(JobState.PAUSED, T0, null, FireKind.TIMETABLE, 1), paused.version())
         .orElseThrow();
 
-    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10))
-        .extracting(JobRecord::key)
-        .containsExactly("late-1", "late-2", "late-3");
-    assertThat(b.overdueJobs(Duration.ofMinutes(1), 2))
+    ClusterStore.Overdue all = b.overdueJobs(Duration.ofMinutes(1), null, 10);
+    assertThat(all.jobs()).extracting(JobRecord::key).containsExactly("late-1", "late-2", "late-3");
+    assertThat(all.next()).as("a page that reached the end").isNull();
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), null, 2).jobs())
         .extracting(JobRecord::key)
         .containsExactly("late-1", "late-2");
-    assertThat(c.overdueJobs(Duration.ofMinutes(1), 10).get(0))
+    assertThat(c.overdueJobs(Duration.ofMinutes(1), null, 10).jobs().get(0))
         .isEqualTo(a.find("late-1").orElseThrow());
+  }
+
+  /**
+   * The sweep reads page after page: a full page says where it ended, the next page starts strictly
+   * after it (in due time, then key order: two jobs due at one instant are not skipped), and the
+   * page that reaches the end says so.
+   */
+  @Test
+  void overdueJobs_pages_continueAfterTheLastRowUntilTheEnd() {
+    for (String key : List.of("d", "b", "e", "a", "c")) {
+      a.upsert(fresh(key, key.equals("e") ? T0 : T0.plusSeconds(1))); // e first, then a..d tied
+    }
+
+    ClusterStore.Overdue first = b.overdueJobs(Duration.ofMinutes(1), null, 2);
+    ClusterStore.Overdue second = b.overdueJobs(Duration.ofMinutes(1), first.next(), 2);
+    ClusterStore.Overdue third = b.overdueJobs(Duration.ofMinutes(1), second.next(), 2);
+
+    assertThat(first.jobs()).extracting(JobRecord::key).containsExactly("e", "a");
+    assertThat(first.next()).isEqualTo(new WindowCursor(T0.plusSeconds(1), "a"));
+    assertThat(second.jobs()).extracting(JobRecord::key).containsExactly("b", "c");
+    assertThat(third.jobs()).extracting(JobRecord::key).containsExactly("d");
+    assertThat(third.next()).as("the last page").isNull();
   }
 
   /** A released claim leaves the job unclaimed: the sweep sees it again. */
@@ -687,11 +710,11 @@ public abstract class ClusterStoreContract {
   void overdueJobs_releasedClaim_listedAgain() {
     JobRecord j = a.upsert(fresh("j", T0)).record();
     a.claim(j, "a", LONG).orElseThrow();
-    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10)).isEmpty();
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), null, 10).jobs()).isEmpty();
 
     assertThat(a.release("j", "a", T0)).isTrue();
 
-    assertThat(b.overdueJobs(Duration.ofMinutes(1), 10))
+    assertThat(b.overdueJobs(Duration.ofMinutes(1), null, 10).jobs())
         .extracting(JobRecord::key)
         .containsExactly("j");
   }

@@ -97,7 +97,7 @@ class ClaimStampsAfterLocksTest {
   }
 
   /** The database clock now, as epoch seconds (the unit of {@code changed_at}). */
-  private static BigDecimal epochSeconds(Statement s, String clock) throws Exception {
+  static BigDecimal epochSeconds(Statement s, String clock) throws Exception {
     String sql =
         clock.startsWith("clock")
             ? "SELECT CAST(EXTRACT(EPOCH FROM " + clock + ") AS NUMERIC(28,9))"

@@ -174,21 +174,40 @@ public interface ClusterStore extends JobStore {
 
   /**
    * Jobs that nobody holds (not RUNNING, no claim) whose due time passed more than {@code by} ago
-   * by the store's clock, earliest due first, at most {@code limit}: fires that every instance
-   * should have seen and one should have claimed. The engine reads them now and then as a safety
-   * net under {@link #changesSince}: a change the feed never delivers (a store whose transaction
-   * commits long after it stamped its change) would otherwise leave its job unqueued everywhere.
+   * by the store's clock, in (due time, key) order strictly after {@code after} (null: from the
+   * earliest), at most {@code limit}: fires that every instance should have seen and one should
+   * have claimed. The engine reads them page by page, now and then, as a safety net under {@link
+   * #changesSince}: a change the feed never delivers (a store whose transaction commits long after
+   * it stamped its change) would otherwise leave its job unqueued everywhere. It continues from the
+   * page's {@link Overdue#next()}, so overdue jobs it must leave alone (a backlog, jobs whose
+   * handler runs on other instances, rows it cannot read) never hide the ones after them.
    *
    * <p>The default returns none: a store whose feed cannot lose a change needs no sweep, and one
    * written before this method existed keeps working without it. Both stores of this project
    * override it.
    *
    * @param by how long past its due time a job must be
-   * @param limit the most jobs returned
-   * @return the overdue jobs, as they are now
+   * @param after where the previous page ended ({@link Overdue#next()}), or null
+   * @param limit the most rows read
+   * @return the overdue jobs, as they are now, and where the next page starts
    */
-  default List<JobRecord> overdueJobs(java.time.Duration by, int limit) {
-    return List.of();
+  default Overdue overdueJobs(java.time.Duration by, WindowCursor after, int limit) {
+    return new Overdue(List.of(), null);
+  }
+
+  /**
+   * A page of {@link #overdueJobs}.
+   *
+   * @param jobs the overdue jobs read, as they are now (a row the store cannot read is logged and
+   *     left out, but counts toward the page's limit)
+   * @param next the position of the page's last row if the page was full (more may follow: pass it
+   *     as the next call's {@code after}); null if the page reached the end
+   */
+  record Overdue(List<JobRecord> jobs, WindowCursor next) {
+    /** Copies {@code jobs}. */
+    public Overdue {
+      jobs = List.copyOf(jobs);
+    }
   }
 
   /**

@@ -735,10 +735,11 @@ public final class InMemoryStore implements ClusterStore {
   }
 
   @Override
-  public synchronized List<JobRecord> overdueJobs(Duration by, int limit) {
+  public synchronized Overdue overdueJobs(Duration by, WindowCursor after, int limit) {
     Instant before = storeNow().minus(by);
     List<JobRecord> out = new ArrayList<>();
-    for (WindowCursor c : byDue) { // (due, key) order, as the JDBC store's due-time index
+    NavigableSet<WindowCursor> tail = after == null ? byDue : byDue.tailSet(after, false);
+    for (WindowCursor c : tail) { // (due, key) order, as the JDBC store's due-time index
       if (out.size() >= limit || c.dueTime().isAfter(before)) {
         break;
       }
@@ -747,7 +748,7 @@ public final class InMemoryStore implements ClusterStore {
         out.add(r);
       }
     }
-    return out;
+    return new Overdue(out, out.size() < limit ? null : out.get(out.size() - 1).cursor());
   }
 
   @Override

@@ -243,7 +243,8 @@ public final class Kairos {
     }
 
     /**
-     * Makes the worker threads (default: threads named kairos-worker-N). Workers are always made
+     * Makes the worker threads (default: threads named kairos-worker-&lt;instance id&gt;-N, so the
+     * workers of two schedulers in one JVM tell apart in a thread dump). Workers are always made
      * daemon threads: while the scheduler runs, a non-daemon keep-alive thread holds the JVM, and
      * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting.
      *
@@ -450,7 +451,7 @@ public final class Kairos {
     private static ThreadFactory defaultThreadFactory(String id) {
       AtomicInteger n = new AtomicInteger();
       return r -> {
-        Thread t = new Thread(r, "kairos-worker-" + n.incrementAndGet());
+        Thread t = new Thread(r, "kairos-worker-" + id + "-" + n.incrementAndGet());
         t.setDaemon(true);
         return t;
       };

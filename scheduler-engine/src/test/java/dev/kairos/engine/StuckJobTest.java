@@ -47,7 +47,8 @@ class StuckJobTest {
   }
 
   @Test
-  void keepAliveThreadHoldsTheJvmWhileRunning_workersAreDaemons_allEndAtClose() {
+  void
+      keepAliveThreadHoldsTheJvmWhileRunning_workersAreDaemonsNamedAfterTheInstance_allEndAtClose() {
     Scheduler s =
         Kairos.builder()
             .store(new InMemoryStore())
@@ -59,7 +60,9 @@ class StuckJobTest {
       assertThat(threads("kairos-keepalive-keepalive-test"))
           .singleElement()
           .matches(t -> !t.isDaemon(), "non-daemon");
-      assertThat(threads("kairos-worker-")).isNotEmpty().allMatch(Thread::isDaemon);
+      assertThat(threads("kairos-worker-keepalive-test-")) // named after their instance
+          .isNotEmpty()
+          .allMatch(Thread::isDaemon);
     } finally {
       s.close();
     }

@@ -2,6 +2,7 @@ package dev.kairos.engine.internal;
 
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -32,6 +33,10 @@ final class ClusterSync implements Runnable {
   private static final int PAGES_IN_PLACE = 10;
 
   private final ClusterStore store;
+
+  /** Where the last overdue sweep's page ended; null: the next starts from the earliest. */
+  private WindowCursor sweptTo;
+
   private final Dispatcher dispatcher;
   private final Lock changes;
   private final EngineConfig config;
@@ -156,7 +161,9 @@ final class ClusterSync implements Runnable {
    * truncated window (a later load reads it), and one a window load would not queue here (refused,
    * or its handler not registered here) is skipped; the others are applied as changes. The sweep
    * cannot run a fire twice: claims decide who runs it. A lost change that made a job due later in
-   * the future is caught once the job is {@link #OVERDUE}.
+   * the future is caught once the job is {@link #OVERDUE}. Each sweep reads one page of {@value
+   * #BATCH} rows, continuing from where the last one ended ({@link #sweptTo}), so more than a page
+   * of overdue jobs the sweep must leave alone cannot hide those after them.
    */
   private void recover() {
     for (JobRecord r : store.expiredClaims(BATCH)) {
@@ -167,7 +174,9 @@ final class ClusterSync implements Runnable {
           r.dueTime());
       dispatcher.recover(r);
     }
-    List<JobRecord> overdue = store.overdueJobs(OVERDUE, BATCH);
+    ClusterStore.Overdue page = store.overdueJobs(OVERDUE, sweptTo, BATCH);
+    sweptTo = page.next(); // null: the next sweep starts from the earliest again
+    List<JobRecord> overdue = page.jobs();
     if (overdue.isEmpty()) {
       return;
     }

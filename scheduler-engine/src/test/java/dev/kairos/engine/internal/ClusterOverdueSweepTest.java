@@ -9,6 +9,7 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.JobRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -96,6 +97,41 @@ class ClusterOverdueSweepTest {
         .as("jobs the sweep reported as missed by the feed")
         .hasSize(20)
         .allMatch(k -> k.startsWith("a:lost-"));
-    assertThat(shared.overdueJobs(Duration.ZERO, 100)).as("jobs left due").isEmpty();
+    assertThat(shared.overdueJobs(Duration.ZERO, null, 100).jobs()).as("jobs left due").isEmpty();
+  }
+
+  /**
+   * More than a sweep's page of overdue jobs that instance "a" must leave alone (their handler is
+   * registered on no running instance), all due before the lost ones: the sweep reads on past them
+   * page by page and still finds the lost jobs, each run once.
+   */
+  @Test
+  void lostJobsBehindMoreThanAPageOfJobsLeftAlone_stillFound() {
+    Scheduler a = instance("a", losingFeed());
+    Instant now = Instant.now();
+    List<JobRecord> elsewhere = new ArrayList<>();
+    for (int i = 0; i < 1_500; i++) {
+      elsewhere.add(
+          JobRecord.fresh(
+              JobSpec.named(String.format("elsewhere-%04d", i))
+                  .handler("runs-elsewhere")
+                  .at(now.minus(Duration.ofHours(1))),
+              now.minus(Duration.ofHours(1))));
+    }
+    shared.upsertAll(elsewhere);
+    Scheduler b = instance("b", shared);
+    a.start();
+    for (int i = 0; i < 5; i++) {
+      b.schedule(JobSpec.named("lost-" + i).handler("h").at(now));
+    }
+
+    await()
+        .atMost(Duration.ofSeconds(60))
+        .until(() -> runs.keySet().stream().filter(k -> k.startsWith("lost-")).count() == 5);
+    a.close();
+
+    runs.forEach((key, n) -> assertThat(n).as("runs of %s", key).hasValue(1));
+    assertThat(runs.keySet()).noneMatch(k -> k.startsWith("elsewhere-"));
+    assertThat(missed).hasSize(5).allMatch(k -> k.startsWith("a:lost-"));
   }
 }

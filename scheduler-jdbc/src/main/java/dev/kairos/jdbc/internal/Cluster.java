@@ -5,6 +5,7 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.ClusterStore.Changes;
 import dev.kairos.spi.ClusterStore.Claimed;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -386,9 +387,11 @@ public final class Cluster implements AutoCloseable {
   }
 
   /** Unclaimed jobs overdue by more than {@code by}; see {@link ClusterTable#overdue}. */
-  public List<JobRecord> overdueJobs(Duration by, int limit) {
-    return readableOnly(
-        database.withHandle("reading overdue jobs", h -> table.overdue(h, by, limit)));
+  public ClusterStore.Overdue overdueJobs(Duration by, WindowCursor after, int limit) {
+    List<JobRows.Row> rows =
+        database.withHandle("reading overdue jobs", h -> table.overdue(h, by, after, limit));
+    return new ClusterStore.Overdue(
+        readableOnly(rows), rows.size() < limit ? null : rows.get(rows.size() - 1).cursor());
   }
 
   /** The change feed after {@code cursor}; see {@link ChangeFeed.Reader#read}. */

@@ -5,6 +5,7 @@ import static dev.kairos.jdbc.internal.Values.instant;
 import static dev.kairos.jdbc.internal.Values.seconds;
 
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.WindowCursor;
 import java.math.BigDecimal;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -58,6 +59,7 @@ public final class ClusterTable {
   private final String release;
   private final String expired;
   private final String overdue;
+  private final String overdueAfter;
   private final String registerAgain;
   private final String register;
   private final String heartbeat;
@@ -139,13 +141,19 @@ public final class ClusterTable {
             + " WHERE (state = 'RUNNING' AND owner IS NULL) OR (lease_until <= "
             + now
             + " AND due_time IS NOT NULL) ORDER BY job_key LIMIT :limit";
-    overdue =
+    String unclaimedOverdue =
         "SELECT * FROM "
             + jobs
             + " WHERE due_time IS NOT NULL AND due_time <= "
             + now
-            + " - :by AND state <> 'RUNNING' AND lease_until IS NULL"
-            + " ORDER BY due_time, job_key LIMIT :limit";
+            + " - :by AND state <> 'RUNNING' AND lease_until IS NULL";
+    String dueOrder = " ORDER BY due_time, job_key LIMIT :limit";
+    overdue = unclaimedOverdue + dueOrder;
+    overdueAfter = // the redundant >= starts the index scan at the cursor, as JobTable's window
+        unclaimedOverdue
+            + " AND due_time >= :after"
+            + " AND (due_time > :after OR (due_time = :after AND job_key > :after_key))"
+            + dueOrder;
     registerAgain =
         "UPDATE "
             + table
@@ -419,15 +427,16 @@ public final class ClusterTable {
   }
 
   /**
-   * Unclaimed rows (not RUNNING, no lease) due more than {@code by} ago by the database clock,
-   * earliest first, at most {@code limit}; the due-time index serves the range.
+   * Unclaimed rows (not RUNNING, no lease) due more than {@code by} ago by the database clock, in
+   * (due time, key) order strictly after {@code after} (null: from the earliest), at most {@code
+   * limit}; the due-time index serves the range.
    */
-  public List<JobRows.Row> overdue(Handle h, Duration by, int limit) {
-    return h.createQuery(overdue)
-        .bind("by", seconds(by))
-        .bind("limit", limit)
-        .map((rs, ctx) -> JobRows.read(rs))
-        .list();
+  public List<JobRows.Row> overdue(Handle h, Duration by, WindowCursor after, int limit) {
+    var q = h.createQuery(after == null ? overdue : overdueAfter);
+    if (after != null) {
+      q.bind("after", decimal(after.dueTime())).bind("after_key", after.key());
+    }
+    return q.bind("by", seconds(by)).bind("limit", limit).map((rs, ctx) -> JobRows.read(rs)).list();
   }
 
   /**

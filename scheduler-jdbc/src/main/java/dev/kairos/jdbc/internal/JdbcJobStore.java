@@ -679,7 +679,9 @@ public final class JdbcJobStore implements ClusterStore {
   /**
    * Writes a start mark or a write-back through the group commit: marks of runs about to start and
    * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
-   * mark before every run costs a share of a commit, not a commit of its own.
+   * mark before every run costs a share of a commit, not a commit of its own. A batch of
+   * write-backs of distinct jobs is written as {@link #runsFinished(Handle, List)} writes one:
+   * every row locked by one read before any is stamped, so no stamp waits for another row's lock.
    */
   private Optional<JobRecord> commit(Object item) {
     return commits.submit(
@@ -688,6 +690,10 @@ public final class JdbcJobStore implements ClusterStore {
             database.inTransaction(
                 "writing " + batch.size() + " start marks and write-backs",
                 h -> {
+                  List<RunResult> results = distinctResults(batch);
+                  if (results != null) {
+                    return runsFinished(h, results);
+                  }
                   List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
                   for (Object one : batch) {
                     out.add(apply(h, one));
@@ -695,6 +701,22 @@ public final class JdbcJobStore implements ClusterStore {
                   return out;
                 }),
         one -> database.inTransaction(describe(one), h -> apply(h, one)));
+  }
+
+  /**
+   * The batch (sorted by key) as write-backs if it holds nothing else and no job twice (a job that
+   * allows concurrent runs can have two); else null.
+   */
+  private static List<RunResult> distinctResults(List<Object> batch) {
+    List<RunResult> out = new ArrayList<>(batch.size());
+    for (Object one : batch) {
+      if (!(one instanceof RunResult x)
+          || (!out.isEmpty() && out.get(out.size() - 1).key().equals(x.key()))) {
+        return null;
+      }
+      out.add(x);
+    }
+    return out;
   }
 
   private Optional<JobRecord> apply(Handle h, Object item) throws SQLException {
@@ -1039,8 +1061,8 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   @Override
-  public List<JobRecord> overdueJobs(Duration by, int limit) {
-    return tables().cluster().overdueJobs(by, limit);
+  public Overdue overdueJobs(Duration by, WindowCursor after, int limit) {
+    return tables().cluster().overdueJobs(by, after, limit);
   }
 
   @Override
