@@ -69,7 +69,10 @@ public class KairosAutoConfiguration {
           return jdbc(p, properties.getCluster()).dataSource(ds).build();
         }
         log.info("Kairos store: the application's DataSource, in the caller's transactions");
-        return jdbc(p, properties.getCluster()).dataSource(SpringTransactions.joining(ds)).build();
+        return jdbc(p, properties.getCluster())
+            .dataSource(SpringTransactions.joining(ds))
+            .joinCallerTransactions(SpringTransactions.openOn(ds))
+            .build();
       default:
         log.info("Kairos store: embedded H2 in {}", p.getH2Directory().toAbsolutePath());
         JdbcStore.Builder h2 = jdbc(p, properties.getCluster());

@@ -1,6 +1,7 @@
 package dev.kairos.spring;
 
 import dev.kairos.engine.CallerTransactions;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -27,6 +28,17 @@ final class SpringTransactions implements CallerTransactions {
   /** The DataSource the store should use to take part in transactions on {@code dataSource}. */
   static DataSource joining(DataSource dataSource) {
     return new TransactionAwareDataSourceProxy(dataSource);
+  }
+
+  /**
+   * True while the calling thread's Spring transaction holds a connection of {@code dataSource}: a
+   * store call then runs on that connection, inside the transaction. Outside one, a connection that
+   * the pool hands out with auto-commit off is the store's own (the store commits it).
+   */
+  static BooleanSupplier openOn(DataSource dataSource) {
+    return () ->
+        TransactionSynchronizationManager.isActualTransactionActive()
+            && TransactionSynchronizationManager.hasResource(dataSource);
   }
 
   /** The heap hook for a store on {@code dataSource}. */

@@ -253,6 +253,47 @@ class KairosPostgresTest {
   }
 
   /**
+   * The application's pool hands out connections with auto-commit off ({@code
+   * spring.datasource.hikari.auto-commit=false}, common beside JPA): a schedule outside any
+   * transaction is committed by the store, and one inside a transaction that rolls back leaves no
+   * trace. Before, the store took every such connection for the caller's transaction and stored
+   * nothing.
+   */
+  @Test
+  void poolWithAutoCommitOff_outsideATransactionCommitted_insideJoinsIt() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    inTransactionContext(
+        "acoff_",
+        (scheduler, jdbc, ds) -> {
+          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+          Instant later = Instant.now().plus(Duration.ofMinutes(2));
+          scheduler.schedule(JobSpec.named("outside").handler("export").at(later));
+          scheduler.scheduleAll(
+              List.of(
+                  JobSpec.named("bulk-1").handler("export").at(later),
+                  JobSpec.named("bulk-2").handler("export").at(later)));
+          tx.executeWithoutResult(
+              status -> {
+                scheduler.schedule(JobSpec.named("rolled-back").handler("export").at(later));
+                status.setRollbackOnly();
+              });
+
+          try (Connection c = DriverManager.getConnection(SERVER, "postgres", "");
+              Statement st = c.createStatement();
+              ResultSet rs =
+                  st.executeQuery("select job_key from " + SCHEMA + ".acoff_jobs order by 1")) {
+            List<String> keys = new ArrayList<>();
+            while (rs.next()) {
+              keys.add(rs.getString(1));
+            }
+            assertThat(keys).containsExactly("bulk-1", "bulk-2", "outside");
+          }
+          assertThat(scheduler.stats().queuedJobs()).isEqualTo(3);
+        },
+        "spring.datasource.hikari.auto-commit=false");
+  }
+
+  /**
    * A test body given the context's scheduler, a template on its DataSource, and the DataSource.
    */
   @FunctionalInterface
@@ -264,7 +305,7 @@ class KairosPostgresTest {
    * Runs {@code test} in a Spring Boot context on this class's schema: the auto-configured
    * DataSource, Kairos on it with tables prefixed {@code prefix}, and a job handler "export".
    */
-  private static void inTransactionContext(String prefix, InContext test) {
+  private static void inTransactionContext(String prefix, InContext test, String... properties) {
     new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(DataSourceAutoConfiguration.class, KairosAutoConfiguration.class))
@@ -272,6 +313,7 @@ class KairosPostgresTest {
             "spring.datasource.url=" + SERVER + "?currentSchema=" + SCHEMA,
             "spring.datasource.username=postgres",
             "kairos.store.table-prefix=" + prefix)
+        .withPropertyValues(properties)
         .withBean("export", Job.class, () -> ctx -> {})
         .run(
             ctx -> {

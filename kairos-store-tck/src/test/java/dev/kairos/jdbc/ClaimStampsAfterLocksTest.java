@@ -19,7 +19,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A batched claim takes its change stamps only once it holds every row: while another transaction
@@ -32,19 +33,30 @@ class ClaimStampsAfterLocksTest {
   /** How long the other transaction holds the row (the claim waits that long). */
   private static final Duration HOLD = Duration.ofMillis(1500);
 
-  @Test
-  void postgres() throws Exception {
-    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
-      db.assumeReachable();
-      check(db, "clock_timestamp()");
-    }
+  @ParameterizedTest
+  @ValueSource(strings = {"postgres", "mariadb"})
+  void claimOfAnEarlierRow_stampedAfterTheRelease(String server) throws Exception {
+    onServer(server, ClaimStampsAfterLocksTest::check);
   }
 
-  @Test
-  void mariaDb() throws Exception {
-    try (MariaDbTestDatabase db = MariaDbTestDatabase.create()) {
-      db.assumeReachable();
-      check(db, "UTC_TIMESTAMP(6)");
+  /** A check on one server, given its database's clock as SQL. */
+  @FunctionalInterface
+  interface Check {
+    void run(TestDatabase db, String clock) throws Exception;
+  }
+
+  /** Runs {@code check} on a fresh database of {@code server} (skipped where none is reachable). */
+  static void onServer(String server, Check check) throws Exception {
+    if (server.equals("postgres")) {
+      try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
+        db.assumeReachable();
+        check.run(db, "clock_timestamp()");
+      }
+    } else {
+      try (MariaDbTestDatabase db = MariaDbTestDatabase.create()) {
+        db.assumeReachable();
+        check.run(db, "UTC_TIMESTAMP(6)");
+      }
     }
   }
 

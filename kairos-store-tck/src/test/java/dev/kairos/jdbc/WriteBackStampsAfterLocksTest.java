@@ -6,8 +6,6 @@ import dev.kairos.JobSpec;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.JobStoreContract;
-import dev.kairos.tck.MariaDbTestDatabase;
-import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -17,7 +15,8 @@ import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Single write-backs that the store's group commit puts in one transaction take their change stamps
@@ -35,20 +34,10 @@ class WriteBackStampsAfterLocksTest {
   /** How long the held rows stay locked (the write-backs wait that long). */
   private static final long HOLD_MS = 1500;
 
-  @Test
-  void postgres() throws Exception {
-    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
-      db.assumeReachable();
-      check(db, "clock_timestamp()");
-    }
-  }
-
-  @Test
-  void mariaDb() throws Exception {
-    try (MariaDbTestDatabase db = MariaDbTestDatabase.create()) {
-      db.assumeReachable();
-      check(db, "UTC_TIMESTAMP(6)");
-    }
+  @ParameterizedTest
+  @ValueSource(strings = {"postgres", "mariadb"})
+  void writeBackOfAnEarlierRow_stampedAfterTheRelease(String server) throws Exception {
+    ClaimStampsAfterLocksTest.onServer(server, WriteBackStampsAfterLocksTest::check);
   }
 
   private static void check(TestDatabase db, String clock) throws Exception {

@@ -14,6 +14,7 @@ import dev.kairos.spi.StoreSource;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.function.BooleanSupplier;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 
@@ -181,6 +182,7 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
     private Path h2Dir;
     private String url;
     private DataSource dataSource;
+    private BooleanSupplier callerTransactionOpen;
     private String user;
     private String password;
     private Integer poolSize;
@@ -279,6 +281,27 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
       }
       requireNoSource("dataSource(" + dataSource + ")");
       this.dataSource = dataSource;
+      return this;
+    }
+
+    /**
+     * How the store recognises a transaction of the application's that its statements should join:
+     * with a data source that hands out the connection of the calling thread's open transaction
+     * (Spring's {@code TransactionAwareDataSourceProxy}; the Spring Boot starter sets both), a test
+     * that is true while such a transaction is open. A store call that gets a connection with
+     * auto-commit off while the test is true runs inside that transaction, which the application
+     * commits or rolls back. Every other connection with auto-commit off (without this test: every
+     * one, as from a pool configured with {@code autoCommit=false}) is switched to auto-commit for
+     * the store's call, which commits its own work, and switched back before it is returned.
+     *
+     * @param callerTransactionOpen true while the calling thread has such a transaction open
+     * @return this builder
+     */
+    public Builder joinCallerTransactions(BooleanSupplier callerTransactionOpen) {
+      if (callerTransactionOpen == null) {
+        throw new IllegalArgumentException("callerTransactionOpen is null");
+      }
+      this.callerTransactionOpen = callerTransactionOpen;
       return this;
     }
 
@@ -413,13 +436,17 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
       if (url == null && (user != null || password != null)) {
         throw new IllegalStateException("user and password apply to url(...) only");
       }
+      if (callerTransactionOpen != null && dataSource == null) {
+        throw new IllegalStateException(
+            "joinCallerTransactions applies to a user's data source (dataSource(...)) only");
+      }
       if (dataSource != null && poolSize != null) {
         throw new IllegalStateException("pool size does not apply to a user's data source");
       }
       int pool = poolSize == null ? DEFAULT_POOL_SIZE : poolSize;
       ConnectionSource source;
       if (dataSource != null) {
-        source = ConnectionSource.of(dataSource, DEFAULT_POOL_SIZE);
+        source = ConnectionSource.of(dataSource, DEFAULT_POOL_SIZE).joining(callerTransactionOpen);
       } else if (h2Dir != null) {
         Path file = h2Dir.resolve("kairos");
         source = ConnectionSource.h2File(h2Url(file), file, pool, "h2 file " + file);

@@ -8,6 +8,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Properties;
+import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,18 +24,37 @@ public final class ConnectionSource {
   private final HikariConfig poolConfig;
   private final String description;
   private final Runnable beforePool;
+  private final BooleanSupplier callerTransactionOpen;
   private HikariDataSource pool;
 
   private ConnectionSource(DataSource given, HikariConfig poolConfig, String description) {
-    this(given, poolConfig, description, null);
+    this(given, poolConfig, description, null, null);
   }
 
   private ConnectionSource(
-      DataSource given, HikariConfig poolConfig, String description, Runnable beforePool) {
+      DataSource given,
+      HikariConfig poolConfig,
+      String description,
+      Runnable beforePool,
+      BooleanSupplier callerTransactionOpen) {
     this.given = given;
     this.poolConfig = poolConfig;
     this.description = description;
     this.beforePool = beforePool;
+    this.callerTransactionOpen = callerTransactionOpen;
+  }
+
+  /**
+   * This source, with a test of whether the calling thread has a transaction open that a connection
+   * of the source belongs to (see {@link StoreConnections}); null: never.
+   */
+  public ConnectionSource joining(BooleanSupplier callerTransactionOpen) {
+    return new ConnectionSource(given, poolConfig, description, beforePool, callerTransactionOpen);
+  }
+
+  /** The test given to {@link #joining}, or null. */
+  public BooleanSupplier callerTransactionOpen() {
+    return callerTransactionOpen;
   }
 
   /**
@@ -175,7 +195,7 @@ public final class ConnectionSource {
     ConnectionSource p = pool(url, null, null, poolSize, description);
     Path file = Path.of(base + ".mv.db");
     return new ConnectionSource(
-        null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file));
+        null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file), null);
   }
 
   /** True if the connections come from a pool the store made (and closes). */

@@ -69,7 +69,12 @@ public final class Database {
         d = Dialect.of(md);
         url = md.getURL();
       }
-      Jdbi j = Jdbi.create(Isolation.of(ds, source.levelConfigured() ? -1 : d.isolation()));
+      Jdbi j =
+          Jdbi.create(
+              new StoreConnections(
+                  ds,
+                  source.levelConfigured() ? -1 : d.isolation(),
+                  source.callerTransactionOpen()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
         if (source.ownPool() && source.poolSize() < 2) {
