@@ -64,6 +64,9 @@ class JdbcStoreTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> JdbcStore.builder().h2(Path.of("/tmp/a;b")))
         .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> JdbcStore.builder().joinCallerTransactions(null))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("callerTransactionOpen");
   }
 
   @Test
@@ -83,6 +86,12 @@ class JdbcStoreTest {
     assertThatThrownBy(
             () -> JdbcStore.builder().dataSource(fakeDataSource("H2")).poolSize(3).build())
         .isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(
+            () ->
+                JdbcStore.builder().url("jdbc:h2:mem:x").joinCallerTransactions(() -> true).build())
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("joinCallerTransactions")
+        .hasMessageContaining("dataSource");
   }
 
   @Test
