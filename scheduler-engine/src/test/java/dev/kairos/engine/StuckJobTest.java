@@ -47,8 +47,7 @@ class StuckJobTest {
   }
 
   @Test
-  void
-      keepAliveThreadHoldsTheJvmWhileRunning_workersAreDaemonsNamedAfterTheInstance_allEndAtClose() {
+  void keepAliveHoldsTheJvm_workersAreDaemonsNamedAfterTheInstance_allEndAtClose() {
     Scheduler s =
         Kairos.builder()
             .store(new InMemoryStore())
