@@ -49,6 +49,16 @@ public final class ConnectionSource {
    * of the source belongs to (see {@link StoreConnections}); null: never.
    */
   public ConnectionSource joining(BooleanSupplier callerTransactionOpen) {
+    if (callerTransactionOpen == null
+        && given != null
+        && extendsAny(given.getClass(), java.util.Set.of(SPRING_TRANSACTION_AWARE))) {
+      log.warn(
+          "{} hands out the connection of the caller's Spring transaction, but the store was not"
+              + " told when one is open (JdbcStore.Builder.joinCallerTransactions): a store call"
+              + " inside such a transaction switches its connection to auto-commit, committing"
+              + " the transaction's work so far. The Kairos Spring Boot starter sets both.",
+          given.getClass().getName());
+    }
     return new ConnectionSource(given, poolConfig, description, beforePool, callerTransactionOpen);
   }
 
@@ -139,6 +149,10 @@ public final class ConnectionSource {
           "org.postgresql.ds.PGSimpleDataSource", "org.postgresql.jdbc3.Jdbc3SimpleDataSource");
 
   /** The plain data sources of {@link #UNPOOLED} whose servers need READ COMMITTED set. */
+  /** Spring's data source that hands out the connection of the thread's open transaction. */
+  private static final String SPRING_TRANSACTION_AWARE =
+      "org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy";
+
   private static final java.util.Set<String> MYSQL_FAMILY =
       java.util.Set.of("org.mariadb.jdbc.MariaDbDataSource", "com.mysql.cj.jdbc.MysqlDataSource");
 
