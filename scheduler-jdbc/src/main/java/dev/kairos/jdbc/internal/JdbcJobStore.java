@@ -679,9 +679,9 @@ public final class JdbcJobStore implements ClusterStore {
   /**
    * Writes a start mark or a write-back through the group commit: marks of runs about to start and
    * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
-   * mark before every run costs a share of a commit, not a commit of its own. A batch of
-   * write-backs of distinct jobs is written as {@link #runsFinished(Handle, List)} writes one:
-   * every row locked by one read before any is stamped, so no stamp waits for another row's lock.
+   * mark before every run costs a share of a commit, not a commit of its own. A batch of several
+   * jobs first locks all their rows with one read, in key order (the batch is sorted), so no item's
+   * change stamp is taken before a wait for another item's row lock.
    */
   private Optional<JobRecord> commit(Object item) {
     return commits.submit(
@@ -690,9 +690,9 @@ public final class JdbcJobStore implements ClusterStore {
             database.inTransaction(
                 "writing " + batch.size() + " start marks and write-backs",
                 h -> {
-                  List<RunResult> results = distinctResults(batch);
-                  if (results != null) {
-                    return runsFinished(h, results);
+                  List<String> keys = batch.stream().map(JdbcJobStore::keyOf).distinct().toList();
+                  if (keys.size() > 1) {
+                    tables().jobs().findAll(h, keys, true); // all locked, in key order, first
                   }
                   List<Optional<JobRecord>> out = new ArrayList<>(batch.size());
                   for (Object one : batch) {
@@ -701,22 +701,6 @@ public final class JdbcJobStore implements ClusterStore {
                   return out;
                 }),
         one -> database.inTransaction(describe(one), h -> apply(h, one)));
-  }
-
-  /**
-   * The batch (sorted by key) as write-backs if it holds nothing else and no job twice (a job that
-   * allows concurrent runs can have two); else null.
-   */
-  private static List<RunResult> distinctResults(List<Object> batch) {
-    List<RunResult> out = new ArrayList<>(batch.size());
-    for (Object one : batch) {
-      if (!(one instanceof RunResult x)
-          || (!out.isEmpty() && out.get(out.size() - 1).key().equals(x.key()))) {
-        return null;
-      }
-      out.add(x);
-    }
-    return out;
   }
 
   private Optional<JobRecord> apply(Handle h, Object item) throws SQLException {
