@@ -104,6 +104,36 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable, 
   }
 
   /**
+   * This schema as seen by sessions whose default isolation level is {@code level} (as on a
+   * database or role whose {@code default_transaction_isolation} an administrator has set): the URL
+   * of its stores asks the server for that default when each connection starts.
+   *
+   * @param level a value of {@code default_transaction_isolation}, e.g. {@code serializable} or
+   *     {@code repeatable read}
+   * @return the view; closing this schema still drops it
+   */
+  public TestDatabase withDefaultIsolation(String level) {
+    String option =
+        "-c default_transaction_isolation=" + level.replace(" ", "\\ "); // a space escaped
+    String levelUrl =
+        url()
+            + "&options="
+            + java.net.URLEncoder.encode(option, java.nio.charset.StandardCharsets.UTF_8);
+    PostgresTestDatabase self = this;
+    return new TestDatabase() {
+      @Override
+      public JdbcStore.Builder builder() {
+        return JdbcStore.builder().url(levelUrl).user(USER).password(PASSWORD).poolSize(2);
+      }
+
+      @Override
+      public Connection connect() throws SQLException {
+        return self.connect();
+      }
+    };
+  }
+
+  /**
    * A pool of the test's own whose connections carry this application name.
    *
    * @param applicationName the {@code ApplicationName} of the connections

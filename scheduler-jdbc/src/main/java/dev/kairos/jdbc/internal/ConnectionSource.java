@@ -81,8 +81,8 @@ public final class ConnectionSource {
     c.setMaximumPoolSize(poolSize);
     c.setMinimumIdle(Math.min(2, poolSize));
     c.setPoolName("kairos-store");
+    c.setTransactionIsolation(READ_COMMITTED);
     if (extendsAny(dataSource.getClass(), MYSQL_FAMILY)) {
-      c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
       c.setConnectionInitSql(MYSQL_FAMILY_SESSION_SETUP);
     }
     if (extendsAny(dataSource.getClass(), PG_FAMILY)) {
@@ -120,6 +120,11 @@ public final class ConnectionSource {
           + Timeouts.IDLE_IN_TRANSACTION_MS / 1000
           + " */";
 
+  /**
+   * HikariCP's name of the isolation level of every store transaction ({@link Dialect#isolation}).
+   */
+  private static final String READ_COMMITTED = "TRANSACTION_READ_COMMITTED";
+
   /** See {@link #PG_SESSION_SETUP}. */
   static final class Timeouts {
     /** How long a transaction of the store's own pool may be idle on PostgreSQL. */
@@ -148,11 +153,11 @@ public final class ConnectionSource {
       java.util.Set.of(
           "org.postgresql.ds.PGSimpleDataSource", "org.postgresql.jdbc3.Jdbc3SimpleDataSource");
 
-  /** The plain data sources of {@link #UNPOOLED} whose servers need READ COMMITTED set. */
   /** Spring's data source that hands out the connection of the thread's open transaction. */
   private static final String SPRING_TRANSACTION_AWARE =
       "org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy";
 
+  /** The plain data sources of {@link #UNPOOLED} that reach MariaDB or MySQL. */
   private static final java.util.Set<String> MYSQL_FAMILY =
       java.util.Set.of("org.mariadb.jdbc.MariaDbDataSource", "com.mysql.cj.jdbc.MysqlDataSource");
 
@@ -185,6 +190,7 @@ public final class ConnectionSource {
     c.setMaximumPoolSize(poolSize);
     c.setMinimumIdle(Math.min(2, poolSize));
     c.setPoolName("kairos-store");
+    c.setTransactionIsolation(READ_COMMITTED);
     if (url.startsWith("jdbc:postgresql:") && !url.contains("reWriteBatchedInserts")) {
       // The driver sends a batch of INSERTs as multi-row INSERTs (scheduleAll: about twice as
       // fast); a URL that sets the property itself keeps its value.
@@ -194,7 +200,6 @@ public final class ConnectionSource {
       c.setConnectionInitSql(PG_SESSION_SETUP);
     }
     if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
-      c.setTransactionIsolation("TRANSACTION_READ_COMMITTED"); // see MariaDbSql
       c.setConnectionInitSql(MYSQL_FAMILY_SESSION_SETUP);
     }
     return new ConnectionSource(null, c, description);
@@ -218,11 +223,9 @@ public final class ConnectionSource {
   }
 
   /**
-   * True if the connections come from a pool the store made and configured with an isolation level
-   * (READ COMMITTED, for a MariaDB or MySQL URL or plain data source): then nobody need check each
-   * connection's level. False for a pool made around another plain data source (Spring's
-   * DriverManagerDataSource, say), whose database is known only once open: its connections are
-   * checked like those of a user's pool. H2 and PostgreSQL need no level either way.
+   * True if the connections come from a pool the store made, which it configures with the isolation
+   * level of its transactions (READ COMMITTED, see {@link StoreConnections}): then nobody need
+   * check each connection's level. False for the user's data source.
    */
   public boolean levelConfigured() {
     return given == null && poolConfig.getTransactionIsolation() != null;

@@ -64,17 +64,14 @@ public final class Database {
     try {
       DataSource ds = source.open();
       Dialect d;
-      try (Connection c = ds.getConnection()) { // one connection for both: answered from memory
+      int level;
+      try (Connection c = ds.getConnection()) { // one connection for all: answered from memory
         DatabaseMetaData md = c.getMetaData();
         d = Dialect.of(md);
         url = md.getURL();
+        level = levelToSet(d, c);
       }
-      Jdbi j =
-          Jdbi.create(
-              new StoreConnections(
-                  ds,
-                  source.levelConfigured() ? -1 : d.isolation(),
-                  source.callerTransactionOpen()));
+      Jdbi j = Jdbi.create(new StoreConnections(ds, level, source.callerTransactionOpen()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
         if (source.ownPool() && source.poolSize() < 2) {
@@ -98,6 +95,47 @@ public final class Database {
       source.close();
       throw e;
     }
+  }
+
+  /**
+   * The isolation level {@link StoreConnections} sets on each connection that has another, or -1
+   * for none: none for the store's own pool, configured with it; on MariaDB and MySQL the driver
+   * knows each connection's level without asking the server, so each is checked. On PostgreSQL and
+   * H2, where asking costs a round trip (PostgreSQL, or H2 over TCP), a user's pool whose first
+   * connection is at the level is taken to hand out all its connections so; otherwise each is
+   * checked, set and set back, and a warning says how to spare those statements.
+   */
+  private int levelToSet(Dialect d, Connection first) throws SQLException {
+    if (source.levelConfigured()) {
+      return -1;
+    }
+    if (d.mysqlFamily()) {
+      return d.isolation();
+    }
+    int found = first.getTransactionIsolation();
+    if (found == d.isolation()) {
+      return -1;
+    }
+    log.warn(
+        "{} hands out connections at isolation level {}; the store's transactions need READ"
+            + " COMMITTED, so it sets that level on each connection it borrows and sets the"
+            + " connection's own level back before returning it, up to three statements more a store"
+            + " call: configure the pool with READ COMMITTED (HikariCP: transactionIsolation ="
+            + " TRANSACTION_READ_COMMITTED) to spare them",
+        source,
+        levelName(found));
+    return d.isolation();
+  }
+
+  private static String levelName(int level) {
+    return switch (level) {
+      case Connection.TRANSACTION_NONE -> "NONE";
+      case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";
+      case Connection.TRANSACTION_READ_COMMITTED -> "READ COMMITTED";
+      case Connection.TRANSACTION_REPEATABLE_READ -> "REPEATABLE READ";
+      case Connection.TRANSACTION_SERIALIZABLE -> "SERIALIZABLE";
+      default -> String.valueOf(level);
+    };
   }
 
   /** Closes the pool the store made, if any. Idempotent. */

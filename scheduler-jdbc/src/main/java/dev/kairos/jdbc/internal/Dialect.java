@@ -108,11 +108,11 @@ public enum Dialect {
   }
 
   /**
-   * The isolation level store transactions need ({@code java.sql.Connection} constant), or -1 for
-   * the connection's default (READ COMMITTED on H2 and PostgreSQL).
+   * The isolation level of every store transaction ({@code java.sql.Connection} constant): READ
+   * COMMITTED on every database, whatever its default (see {@link StoreConnections}).
    */
   public int isolation() {
-    return mysqlFamily() ? MariaDbSql.READ_COMMITTED : -1;
+    return java.sql.Connection.TRANSACTION_READ_COMMITTED;
   }
 
   /** True for MariaDB and MySQL, which share most of their SQL ({@link MariaDbSql}). */

@@ -26,10 +26,9 @@ import java.util.Locale;
  *
  * <p><b>Isolation.</b> InnoDB's default REPEATABLE READ takes gap locks on locking reads of absent
  * keys (an upsert of a new job), which deadlock concurrent inserts; every store transaction runs in
- * READ COMMITTED ({@link #READ_COMMITTED}, set on the pool the store makes and on each connection
- * of a user's data source that has another level). A deadlock that still happens (two write-back
- * batches locking rows in different orders) rolls back one transaction, which {@link Database} runs
- * again.
+ * READ COMMITTED, as on the other databases (see {@link StoreConnections}). A deadlock that still
+ * happens (two write-back batches locking rows in different orders) rolls back one transaction,
+ * which {@link Database} runs again.
  *
  * <p><b>Change signal.</b> There is no LISTEN/NOTIFY: instances read the change feed every {@code
  * clusterPoll} (default 250 ms), which bounds how late a change made elsewhere is seen.
@@ -45,9 +44,6 @@ final class MariaDbSql {
 
   /** The schema of the connection. */
   static final String CURRENT_SCHEMA = "DATABASE()";
-
-  /** The isolation level of every store transaction. */
-  static final int READ_COMMITTED = java.sql.Connection.TRANSACTION_READ_COMMITTED;
 
   private MariaDbSql() {}
 

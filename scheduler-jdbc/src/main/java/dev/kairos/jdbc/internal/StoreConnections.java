@@ -4,7 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Collections;
 import java.util.IdentityHashMap;
-import java.util.Set;
+import java.util.Map;
 import java.util.function.BooleanSupplier;
 import javax.sql.DataSource;
 import org.jdbi.v3.core.ConnectionFactory;
@@ -21,24 +21,42 @@ import org.jdbi.v3.core.ConnectionFactory;
  * store makes, so such a connection is switched to auto-commit for the store's call, which then
  * commits its own work, and switched back before it goes back to the pool.
  *
- * <p><b>Isolation.</b> Connections are handed out at the isolation level the dialect needs (MariaDB
- * and MySQL: READ COMMITTED, see {@link MariaDbSql}), set only on a connection that has another
- * level. A pool the store makes is configured with the level already, so this costs nothing there;
- * a user's pool with another default pays a statement when a connection is borrowed and another
- * when it is returned.
+ * <p><b>Isolation.</b> Every store transaction runs at READ COMMITTED ({@link
+ * Dialect#isolation()}): its locking reads and conditional updates must see the rows other
+ * transactions committed while it waited for their locks. At REPEATABLE READ or SERIALIZABLE (a
+ * database whose {@code default_transaction_isolation} says so, a pool configured so) PostgreSQL
+ * answers racing claims and inserts with serialization failures, and a check made after a lock wait
+ * reads an old snapshot (a calendar deleted while a job was being attached to it); InnoDB's
+ * REPEATABLE READ takes gap locks that deadlock concurrent inserts of new jobs. A pool the store
+ * makes is configured with the level ({@code level} -1 here: nothing to do per connection).
+ * Otherwise a connection with another level is set to READ COMMITTED for the store's call and set
+ * back to its own level before it goes back to the pool, which may not reset it (HikariCP would; a
+ * plain pool would hand the application a connection at the store's level).
+ *
+ * <p>A connection of the caller's open transaction is left as it is, level included: its
+ * transaction has begun at the level the application chose, which no setting can change any more.
  */
 final class StoreConnections implements ConnectionFactory {
   private final DataSource dataSource;
   private final int level;
   private final BooleanSupplier callerTransactionOpen;
 
-  /** Connections switched to auto-commit here, to be switched back when closed. */
-  private final Set<Connection> switched =
-      Collections.synchronizedSet(Collections.newSetFromMap(new IdentityHashMap<>()));
+  /** Connections whose settings were changed here, with what to set back when they are closed. */
+  private final Map<Connection, Changed> changed =
+      Collections.synchronizedMap(new IdentityHashMap<>());
+
+  /**
+   * What {@link #openConnection()} changed on one connection.
+   *
+   * @param autoCommitOff the connection came with auto-commit off and was switched on
+   * @param level the isolation level it came with, if it was changed; -1 if not
+   */
+  private record Changed(boolean autoCommitOff, int level) {}
 
   /**
    * @param dataSource where connections come from
-   * @param level the isolation level to set, or -1 to keep each connection's
+   * @param level the isolation level to set on a connection that has another, or -1 to keep each
+   *     connection's (a pool configured with it)
    * @param callerTransactionOpen whether the calling thread has a transaction open that a
    *     connection of {@code dataSource} belongs to; null: never
    */
@@ -52,12 +70,20 @@ final class StoreConnections implements ConnectionFactory {
   public Connection openConnection() throws SQLException {
     Connection c = dataSource.getConnection();
     try {
-      if (level != -1 && c.getTransactionIsolation() != level) {
-        c.setTransactionIsolation(level);
+      boolean autoCommitOff = !c.getAutoCommit();
+      if (autoCommitOff && joins()) {
+        return c; // the caller's open transaction, as the caller set it up
       }
-      if (!c.getAutoCommit() && !joins()) {
+      if (autoCommitOff) {
         c.setAutoCommit(true);
-        switched.add(c);
+        changed.put(c, new Changed(true, -1));
+      }
+      if (level != -1) {
+        int own = c.getTransactionIsolation();
+        if (own != level) {
+          c.setTransactionIsolation(level);
+          changed.put(c, new Changed(autoCommitOff, own));
+        }
       }
       return c;
     } catch (SQLException | RuntimeException e) {
@@ -73,8 +99,14 @@ final class StoreConnections implements ConnectionFactory {
   @Override
   public void closeConnection(Connection c) throws SQLException {
     try {
-      if (switched.remove(c)) {
-        c.setAutoCommit(false); // as the pool handed it out
+      Changed was = changed.remove(c);
+      if (was != null) {
+        if (was.level() != -1) {
+          c.setTransactionIsolation(was.level()); // while no transaction is open
+        }
+        if (was.autoCommitOff()) {
+          c.setAutoCommit(false); // as the pool handed it out
+        }
       }
     } finally {
       c.close();
