@@ -35,7 +35,8 @@ import org.slf4j.LoggerFactory;
  * notifications would otherwise make every instance read it tens of times a second. A failed
  * listener is closed and re-opened by the next call, which returns true since notifications may
  * have been missed meanwhile; a connection idle for {@link #CHECK_EVERY} is checked, so a silently
- * dead one is noticed too. Only the cluster's sync thread calls it.
+ * dead one is noticed too. Only the cluster's sync thread calls it. On a user's pool of one
+ * connection it does not listen (the listener would hold that connection for good) and just waits.
  */
 public final class ChangeSignal implements AutoCloseable {
   /** Shortest interval between two notifications sent by one store. */
@@ -57,6 +58,13 @@ public final class ChangeSignal implements AutoCloseable {
 
   private final Database database;
   private final ConnectionSource source;
+
+  /**
+   * False on a user's pool of one connection, which the listener would hold for good, leaving none
+   * for the store's work (every claim and write-back waited for the pool's timeout and failed):
+   * this instance then sends notifications but reads other instances' changes by polling.
+   */
+  private final boolean listens;
 
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -87,20 +95,34 @@ public final class ChangeSignal implements AutoCloseable {
   /** When {@link #await} last returned notified (System.nanoTime). Guarded by listening. */
   private long lastNotified;
 
-  private ChangeSignal(String channel, Database database, ConnectionSource source) {
+  private ChangeSignal(
+      String channel, Database database, ConnectionSource source, boolean listens) {
     this.channel = channel;
     this.database = database;
     this.source = source;
+    this.listens = listens;
   }
 
-  /** LISTEN/NOTIFY on {@code channel} of a PostgreSQL database. */
+  /**
+   * LISTEN/NOTIFY on {@code channel} of a PostgreSQL database; only NOTIFY if {@code source} is a
+   * pool of one connection (the listener would hold it: see {@link #listens}).
+   */
   public static ChangeSignal postgres(Database database, ConnectionSource source, String channel) {
-    return new ChangeSignal(channel, database, source);
+    boolean listens = source.poolSize() != 1;
+    if (!listens) {
+      log.warn(
+          "{} has one connection, which listening on channel {} would hold for good: this"
+              + " instance reads other instances' changes by polling (clusterPoll) instead; give"
+              + " the pool two connections or more to be notified of them at once",
+          source,
+          channel);
+    }
+    return new ChangeSignal(channel, database, source, listens);
   }
 
   /** No notifications: {@link #await} just waits. */
   public static ChangeSignal polling() {
-    return new ChangeSignal(null, null, null);
+    return new ChangeSignal(null, null, null, false);
   }
 
   /** A write committed: other instances will be notified. */
@@ -182,7 +204,7 @@ public final class ChangeSignal implements AutoCloseable {
    * @throws InterruptedException if interrupted while waiting (noticed within {@code max})
    */
   public boolean await(Duration max) throws InterruptedException {
-    if (channel == null) {
+    if (!listens) {
       pause(max);
       return false;
     }
@@ -325,6 +347,9 @@ public final class ChangeSignal implements AutoCloseable {
 
   @Override
   public String toString() {
-    return channel == null ? "polling" : "LISTEN/NOTIFY on " + channel;
+    if (channel == null) {
+      return "polling";
+    }
+    return listens ? "LISTEN/NOTIFY on " + channel : "polling, NOTIFY on " + channel;
   }
 }

@@ -74,7 +74,7 @@ public final class Database {
       Jdbi j = Jdbi.create(new StoreConnections(ds, level, source.callerTransactionOpen()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
       if (createSchema) {
-        if (source.ownPool() && source.poolSize() < 2) {
+        if (source.poolSize() == 1) { // the store's pool or a user's HikariCP pool of one
           try (OneConnection one = new OneConnection(ds)) { // Flyway would wait for a second
             Migrations.migrate(one, d, prefix);
           }

@@ -13,8 +13,8 @@ import javax.sql.DataSource;
 /**
  * A data source that hands out one connection of another, again and again, and gives it back when
  * closed itself: for Flyway, which takes two connections at once (one for its history table and
- * lock, one for the scripts), over a store's own pool of one connection, which would otherwise wait
- * for the second until the pool's timeout.
+ * lock, one for the scripts), over a pool of one connection (the store's own or a user's HikariCP
+ * pool), which would otherwise wait for the second until the pool's timeout.
  */
 final class OneConnection implements DataSource, AutoCloseable {
   private final DataSource source;
