@@ -212,7 +212,9 @@ public interface Scheduler extends AutoCloseable {
    *
    * @param name the calendar's name
    * @return false if no calendar has this name
-   * @throws IllegalStateException naming the jobs attached to it; nothing is deleted then
+   * @throws IllegalStateException naming the jobs attached to it, or, on a JDBC store inside the
+   *     application's own transaction at REPEATABLE READ, naming that level; nothing is deleted
+   *     then
    */
   boolean removeCalendar(String name);
 

@@ -101,16 +101,19 @@ class PostgresStoreTest extends JdbcStoreContract {
     }
   }
 
-  /** Sessions waiting on a lock while deleting a calendar of the tables with prefix p. */
+  /**
+   * Sessions waiting on a lock while deleting a calendar of the tables with prefix p (the delete
+   * locks the calendar's row first).
+   */
   private static int lockWaiters(String p) throws java.sql.SQLException {
     try (Connection c = java.sql.DriverManager.getConnection(db.url(), "postgres", "");
         Statement st = c.createStatement();
         java.sql.ResultSet rs =
             st.executeQuery(
                 "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
-                    + " AND query LIKE 'DELETE FROM "
+                    + " AND query LIKE 'SELECT calendar_name FROM "
                     + p
-                    + "calendars%'")) {
+                    + "calendars WHERE calendar_name = $1 FOR UPDATE'")) {
       rs.next();
       return rs.getInt(1);
     }

@@ -421,7 +421,8 @@ public interface JobStore extends StoreSource, AutoCloseable {
    *
    * @param name the calendar's name
    * @return false if there was none
-   * @throws IllegalStateException naming the jobs that refer to it; nothing is deleted then
+   * @throws IllegalStateException naming the jobs that refer to it, or a transaction level at which
+   *     the store cannot see them all; nothing is deleted then
    */
   default boolean deleteCalendar(String name) {
     return false;

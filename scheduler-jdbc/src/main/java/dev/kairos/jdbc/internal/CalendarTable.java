@@ -96,6 +96,18 @@ final class CalendarTable {
   }
 
   /**
+   * Locks the calendar's row for its deletion until the transaction ends: waits for the writers and
+   * upserts that hold it, and keeps new ones out.
+   */
+  void lockForDelete(Handle h, String name) {
+    h.createQuery(
+            "SELECT calendar_name FROM " + calendars + " WHERE calendar_name = :name FOR UPDATE")
+        .bind("name", name)
+        .mapTo(String.class)
+        .findOne();
+  }
+
+  /**
    * Locks the calendar's row against writers until the transaction ends (shared where the dialect
    * can), so that a racing {@link #delete} waits for it and then sees the jobs it attached; false
    * if no calendar of that name is stored.
@@ -112,10 +124,17 @@ final class CalendarTable {
         .isPresent();
   }
 
-  /** The keys of the jobs attached to the calendar, ordered, locking nothing. */
-  List<String> users(Handle h, String name) {
+  /**
+   * The keys of the jobs attached to the calendar, ordered; locking nothing but on MariaDB and
+   * MySQL, where a locking read returns the newest committed rows whatever the transaction's level
+   * (the application's own transaction at REPEATABLE READ would otherwise read its snapshot).
+   */
+  List<String> users(Handle h, Dialect dialect, String name) {
     return h.createQuery(
-            "SELECT job_key FROM " + jobs + " WHERE calendar_name = :name ORDER BY job_key")
+            "SELECT job_key FROM "
+                + jobs
+                + " WHERE calendar_name = :name ORDER BY job_key"
+                + (dialect.mysqlFamily() ? " FOR UPDATE" : ""))
         .bind("name", name)
         .mapTo(String.class)
         .list();

@@ -1196,18 +1196,54 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public boolean deleteCalendar(String name) {
     tables();
-    return database.inTransaction(
+    Dialect d = database.dialect();
+    return database.inTransactionJoining(
         "deleting calendar '" + JobRules.printable(name) + "'",
-        h -> {
-          // The delete first: it waits for the upserts that locked the calendar's row (see
-          // lockCalendars), and the look for its users, a later statement, sees their jobs.
-          boolean existed = calendarTable.delete(h, name);
-          List<String> users = calendarTable.users(h, name);
-          if (!users.isEmpty()) {
-            throw JobRules.calendarInUse(name, users); // rolls the delete back
+        (h, joined) -> {
+          if (joined) {
+            refuseSnapshotLevel(h, d, name);
           }
-          return existed;
+          // The calendar's row locked first: the lock waits for the upserts that hold it (see
+          // lockCalendars) and keeps new ones out, and the look for its users, a later statement,
+          // sees their jobs (at READ COMMITTED, or through a locking read on MariaDB and MySQL,
+          // which reads the newest rows at any level). Nothing is deleted before the look: in the
+          // application's transaction a refusal rolls nothing back, and a caller that goes on
+          // after it must not commit a deleted calendar that jobs use.
+          calendarTable.lockForDelete(h, name);
+          List<String> users = calendarTable.users(h, d, name);
+          if (!users.isEmpty()) {
+            throw JobRules.calendarInUse(name, users);
+          }
+          return calendarTable.delete(h, name);
         });
+  }
+
+  /**
+   * Refuses to delete a calendar inside the application's transaction at REPEATABLE READ on
+   * PostgreSQL or H2 (and at SERIALIZABLE on H2): there the look for the calendar's users reads the
+   * transaction's snapshot, which misses a job another caller attached after it was taken, and the
+   * calendar would be deleted under that job. PostgreSQL's SERIALIZABLE detects the conflict and
+   * rolls one of them back; MariaDB and MySQL look with a locking read.
+   */
+  private static void refuseSnapshotLevel(Handle h, Dialect d, String name) throws SQLException {
+    if (d.mysqlFamily()) {
+      return;
+    }
+    int level = h.getConnection().getTransactionIsolation();
+    boolean snapshot =
+        level == java.sql.Connection.TRANSACTION_REPEATABLE_READ
+            || (d == Dialect.H2 && level == java.sql.Connection.TRANSACTION_SERIALIZABLE);
+    if (snapshot) {
+      throw new IllegalStateException(
+          "cannot delete calendar '"
+              + JobRules.printable(name)
+              + "' inside a transaction at "
+              + (level == java.sql.Connection.TRANSACTION_SERIALIZABLE
+                  ? "SERIALIZABLE"
+                  : "REPEATABLE READ")
+              + ": its snapshot would miss jobs attached to the calendar meanwhile; delete it"
+              + " outside the transaction or in one at READ COMMITTED");
+    }
   }
 
   /** Names the database and the table prefix, as the scheduler's start-up log shows it. */
