@@ -11,15 +11,12 @@ import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.ZoneOffset;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -114,7 +111,7 @@ class CalendarDeleteInCallerTransactionTest {
    * The application's data source: its open transaction's connection while {@link #inTransaction},
    * closed only by the application; a new connection otherwise.
    */
-  private static final class CallerConnection implements DataSource, AutoCloseable {
+  private static final class CallerConnection extends TestDataSource implements AutoCloseable {
     private final TestDatabase db;
     private final Connection app;
     volatile boolean inTransaction;
@@ -147,42 +144,6 @@ class CalendarDeleteInCallerTransactionTest {
                   throw e.getCause();
                 }
               });
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) {
-      return false;
     }
 
     @Override

@@ -11,7 +11,6 @@ import dev.kairos.spi.Upsert;
 import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.PostgresTestDatabase;
-import java.io.PrintWriter;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -26,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,7 +151,7 @@ class IsolationLevelTest {
    * A pool of two connections that hands each out again as it was returned, session settings
    * included (as simple pools do; HikariCP would reset them).
    */
-  private static final class KeepingPool implements DataSource, AutoCloseable {
+  private static final class KeepingPool extends TestDataSource implements AutoCloseable {
     private final List<Connection> all = new ArrayList<>();
     private final BlockingQueue<Connection> idle = new ArrayBlockingQueue<>(2);
 
@@ -213,42 +211,6 @@ class IsolationLevelTest {
                     }
                 }
               });
-    }
-
-    @Override
-    public Connection getConnection(String user, String password) {
-      throw new UnsupportedOperationException();
-    }
-
-    @Override
-    public PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() {
-      return Logger.getGlobal();
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) {
-      return false;
     }
 
     @Override
