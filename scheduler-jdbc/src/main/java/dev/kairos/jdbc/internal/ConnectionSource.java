@@ -217,18 +217,12 @@ public final class ConnectionSource {
         null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file), null);
   }
 
-  /** True if the connections come from a pool the store made (and closes). */
+  /**
+   * True if the connections come from a pool the store made (and closes), configured with the
+   * isolation level of its transactions (READ COMMITTED, see {@link StoreConnections}).
+   */
   public boolean ownPool() {
     return given == null;
-  }
-
-  /**
-   * True if the connections come from a pool the store made, which it configures with the isolation
-   * level of its transactions (READ COMMITTED, see {@link StoreConnections}): then nobody need
-   * check each connection's level. False for the user's data source.
-   */
-  public boolean levelConfigured() {
-    return given == null && poolConfig.getTransactionIsolation() != null;
   }
 
   /**

@@ -106,8 +106,8 @@ public final class Database {
    * checked, set and set back, and a warning says how to spare those statements.
    */
   private int levelToSet(Dialect d, Connection first) throws SQLException {
-    if (source.levelConfigured()) {
-      return -1;
+    if (source.ownPool()) {
+      return -1; // configured with it (ConnectionSource.pool, ConnectionSource.of)
     }
     if (d.mysqlFamily()) {
       return d.isolation();
@@ -127,7 +127,8 @@ public final class Database {
     return d.isolation();
   }
 
-  private static String levelName(int level) {
+  /** The SQL name of a {@code java.sql.Connection} isolation level constant. */
+  static String levelName(int level) {
     return switch (level) {
       case Connection.TRANSACTION_NONE -> "NONE";
       case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";

@@ -1238,9 +1238,7 @@ public final class JdbcJobStore implements ClusterStore {
           "cannot delete calendar '"
               + JobRules.printable(name)
               + "' inside a transaction at "
-              + (level == java.sql.Connection.TRANSACTION_SERIALIZABLE
-                  ? "SERIALIZABLE"
-                  : "REPEATABLE READ")
+              + Database.levelName(level)
               + ": its snapshot would miss jobs attached to the calendar meanwhile; delete it"
               + " outside the transaction or in one at READ COMMITTED");
     }
