@@ -14,7 +14,8 @@ import java.util.Optional;
  * @param lastStart when the last run started; null if none ran
  * @param lastEnd when the last run ended; null if none ended
  * @param lastOutcome how the last run ended; null if none ran
- * @param lastError the last failure's message (trimmed); null if the last run succeeded
+ * @param lastError the last failure, as the run's {@link RunRecord#error()}; null if the last run
+ *     succeeded
  * @param runCount runs so far, retries included
  * @param failureCount failed runs so far
  */

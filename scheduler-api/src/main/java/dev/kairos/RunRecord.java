@@ -10,7 +10,9 @@ import java.time.Instant;
  * @param start when it started
  * @param end when it ended
  * @param outcome how it ended
- * @param error the failure's message, trimmed; null on success
+ * @param error the failure as {@link dev.kairos.spi.JobRules#errorText} writes it (its {@code
+ *     toString()}, at most 2,000 characters, a NUL or half a surrogate pair as a backslash-u code);
+ *     null on success
  * @param attempt 1 for the first attempt, more for retries
  * @param instance the scheduler instance that ran it
  * @param recovery true if the run repeated a fire whose earlier run was cut off by a crash or the

@@ -28,6 +28,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -238,6 +239,36 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(after.lastError()).hasSize(2000).endsWith("...").startsWith("EEE");
     assertThat(store.find("a").orElseThrow().lastError()).isEqualTo(after.lastError());
     assertThat(store.history("a", 1).get(0).error()).isEqualTo(after.lastError());
+  }
+
+  /**
+   * Error texts a database cannot hold as they are (PostgreSQL refuses a NUL; no UTF-8 column holds
+   * half of a surrogate pair) are written with those characters as backslash-u codes, in a batch
+   * beside other runs, and the whole batch lands: one such text failed the batch's transaction on
+   * PostgreSQL, and the engine retried it without end.
+   */
+  @Test
+  void runsFinished_errorsNoDatabaseHolds_storedEscapedAndTheBatchLands() {
+    JobRecord a = store.upsert(fresh("a", T0)).record();
+    JobRecord b = store.upsert(fresh("b", T0)).record();
+    JobRecord c = store.upsert(fresh("c", T0)).record();
+    // a pair straddling the 2000-character cut is dropped whole, not split
+    String straddling = "y".repeat(1996) + "\uD83D\uDE80 tail";
+
+    List<Optional<JobRecord>> written =
+        store.runsFinished(
+            List.of(failure(a, "bad\0byte"), failure(b, "lone\uD800 \uD83D\uDE80"), success(c)));
+    JobRecord straddled =
+        store.runFinished(failure(store.find("c").orElseThrow(), straddling)).orElseThrow();
+
+    assertThat(written).allMatch(Optional::isPresent);
+    assertThat(store.find("a").orElseThrow().lastError()).isEqualTo("bad\\u0000byte");
+    assertThat(store.find("b").orElseThrow().lastError()).isEqualTo("lone\\ud800 \uD83D\uDE80");
+    assertThat(store.find("c").orElseThrow().runCount()).isEqualTo(2);
+    assertThat(store.history("a", 1).get(0).error()).isEqualTo("bad\\u0000byte");
+    assertThat(store.history("b", 1).get(0).error()).isEqualTo("lone\\ud800 \uD83D\uDE80");
+    assertThat(straddled.lastError()).isEqualTo("y".repeat(1996) + "...");
+    assertThat(store.history("c", 1).get(0).error()).isEqualTo(straddled.lastError());
   }
 
   /**

@@ -10,6 +10,7 @@ import dev.kairos.Schedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.function.IntPredicate;
 
 /**
  * The one set of rules a job must satisfy, applied both to what the API is given ({@code
@@ -46,6 +47,9 @@ import java.util.List;
  *       {@code catchUp(n)}.
  *   <li>Runs (history read back): an outcome, attempts counted from 1, and a count of missed fires
  *       the run stood for that is not negative.
+ *   <li>Errors: not a rule but a form. A run's failure is kept as {@link #errorText} writes it, so
+ *       that whatever a handler throws is recorded on every database; stores apply {@link
+ *       #storableError} to any error text they are handed.
  * </ul>
  */
 public final class JobRules {
@@ -61,7 +65,65 @@ public final class JobRules {
   /** Most excluded dates a calendar may hold. */
   public static final int MAX_EXCLUDED_DATES = 10_000;
 
+  /** Longest error text a run keeps ({@link #errorText}). */
+  public static final int MAX_ERROR_LENGTH = 2000;
+
   private JobRules() {}
+
+  /**
+   * A run's failure as its history and its job's record keep it, whatever the throwable does: its
+   * {@code toString()}, or, when that throws or returns null, its class name saying so; then made
+   * storable as {@link #storableError} does. Never throws.
+   *
+   * @param failure what the run threw, or null
+   * @return the error text, or null for a null failure
+   */
+  public static String errorText(Throwable failure) {
+    if (failure == null) {
+      return null;
+    }
+    String text;
+    try {
+      text = failure.toString();
+      if (text == null) {
+        text = failure.getClass().getName() + " (its toString() returned null)";
+      }
+    } catch (RuntimeException | LinkageError | StackOverflowError e) {
+      text =
+          failure.getClass().getName() + " (its toString() threw " + e.getClass().getName() + ")";
+    }
+    return storableError(text);
+  }
+
+  /**
+   * An error text every store keeps as it is: each NUL (which PostgreSQL cannot store) and each
+   * unpaired surrogate (which no UTF-8 column can hold) written as a backslash-u code, other
+   * characters (line breaks too) kept; trimmed to {@value #MAX_ERROR_LENGTH} characters with "..."
+   * at the end, never between the two halves of a surrogate pair.
+   *
+   * @param error the text, or null
+   * @return the storable text, or null
+   */
+  public static String storableError(String error) {
+    if (error == null) {
+      return null;
+    }
+    String s = escaped(error, c -> c == 0 || Character.isSurrogate((char) c));
+    if (s.length() <= MAX_ERROR_LENGTH) {
+      return s;
+    }
+    int end = MAX_ERROR_LENGTH - 3;
+    if (Character.isHighSurrogate(s.charAt(end - 1))) {
+      end--; // a pair straddles the cut: keep neither half
+    }
+    return s.substring(0, end) + "...";
+  }
+
+  private static boolean isPairAt(String s, int i) {
+    return Character.isHighSurrogate(s.charAt(i))
+        && i + 1 < s.length()
+        && Character.isLowSurrogate(s.charAt(i + 1));
+  }
 
   /**
    * Checks a calendar name as every calendar call may: the rules of a key.
@@ -431,9 +493,7 @@ public final class JobRules {
       if (Character.isISOControl(c)) {
         return String.format("a control character (\\u%04x) at index %d", (int) c, i);
       }
-      if (Character.isHighSurrogate(c)
-          && i + 1 < s.length()
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
+      if (isPairAt(s, i)) {
         i++;
       } else if (Character.isSurrogate(c)) {
         return String.format("an unpaired surrogate (\\u%04x) at index %d", (int) c, i);
@@ -453,22 +513,34 @@ public final class JobRules {
     if (s == null || badCharacter(s) == null) {
       return s;
     }
-    StringBuilder b = new StringBuilder(s.length() + 8);
+    return escaped(s, c -> Character.isISOControl(c) || Character.isSurrogate((char) c));
+  }
+
+  /**
+   * The text with each character {@code escape} accepts written as a backslash-u code; the two
+   * halves of a surrogate pair are never escaped.
+   */
+  private static String escaped(String s, IntPredicate escape) {
+    StringBuilder b = null;
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
-      boolean pair =
-          Character.isHighSurrogate(c)
-              && i + 1 < s.length()
-              && Character.isLowSurrogate(s.charAt(i + 1));
-      if (pair) {
-        b.append(c).append(s.charAt(++i));
-      } else if (Character.isISOControl(c) || Character.isSurrogate(c)) {
+      boolean pair = isPairAt(s, i);
+      if (!pair && escape.test(c)) {
+        if (b == null) {
+          b = new StringBuilder(s.length() + 8).append(s, 0, i);
+        }
         b.append(String.format("\\u%04x", (int) c));
-      } else {
+      } else if (b != null) {
         b.append(c);
+        if (pair) {
+          b.append(s.charAt(i + 1));
+        }
+      }
+      if (pair) {
+        i++;
       }
     }
-    return b.toString();
+    return b == null ? s : b.toString();
   }
 
   private static IllegalArgumentException bad(String key, String problem) {

@@ -11,7 +11,8 @@ import java.time.Instant;
  * @param lastStart start of the last run, or null
  * @param lastEnd end of the last run, or null
  * @param lastOutcome outcome of the last run, or null
- * @param lastError message of the last failure (null after a success), trimmed by the store
+ * @param lastError the last failure as {@link JobRules#storableError} leaves it (null after a
+ *     success)
  * @param runCount runs so far
  * @param failureCount failed runs so far
  */

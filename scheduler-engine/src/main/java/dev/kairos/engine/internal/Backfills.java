@@ -11,6 +11,7 @@ import dev.kairos.UnreadableJobException;
 import dev.kairos.spi.BackfillSlot;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,8 +69,6 @@ final class Backfills implements Runnable {
 
   /** How often the thread looks for work it was not told of (cluster, paused jobs). */
   static final Duration POLL = Duration.ofSeconds(1);
-
-  private static final int MAX_ERROR_LENGTH = 2000;
 
   private final EngineConfig config;
   private final Listeners listeners;
@@ -454,7 +453,8 @@ final class Backfills implements Runnable {
     if (failure == null) {
       listeners.runSucceeded(ctx, took.isNegative() ? Duration.ZERO : took);
     } else {
-      log.warn("job '{}': backfill run of slot {} failed", r.key(), fire, failure);
+      log.warn(
+          "job '{}': backfill run of slot {} failed", r.key(), fire, Failures.loggable(failure));
       listeners.runFailed(ctx, failure, false);
     }
     if (outcome == RunOutcome.INTERRUPTED) {
@@ -464,7 +464,7 @@ final class Backfills implements Runnable {
       Thread.currentThread().interrupt();
       return;
     }
-    String error = failure == null ? null : trim(failure.toString());
+    String error = JobRules.errorText(failure);
     RunRecord run =
         new RunRecord(
             r.key(), fire, start, end, outcome, error, 1, config.instanceId(), recoveredRun, 0);
@@ -500,10 +500,6 @@ final class Backfills implements Runnable {
     List<RunRecord> again = List.copyOf(unwritten);
     unwritten.clear();
     again.forEach(this::write);
-  }
-
-  private static String trim(String s) {
-    return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH - 3) + "...";
   }
 
   /** Stops the thread and waits for it until the deadline (System.nanoTime()). */

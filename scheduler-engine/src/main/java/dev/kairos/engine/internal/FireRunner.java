@@ -12,6 +12,7 @@ import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.ScheduleState;
 import dev.kairos.spi.StartMark;
@@ -40,8 +41,6 @@ final class FireRunner {
 
   /** Longest wait between retries of a failing store (a recovery also wakes waiters at once). */
   private static final Duration MAX_BACKOFF = Duration.ofSeconds(1);
-
-  private static final int MAX_ERROR_LENGTH = 2000;
 
   private final EngineConfig config;
   private final Dispatcher dispatcher;
@@ -178,7 +177,7 @@ final class FireRunner {
           "job '{}': unexpected engine failure; the job is dropped from memory until the"
               + " next start",
           e.key,
-          ex);
+          Failures.loggable(ex));
     }
   }
 
@@ -911,7 +910,7 @@ final class FireRunner {
         ctx.actualStart(),
         end,
         outcome,
-        failure == null ? null : trim(failure.toString()),
+        JobRules.errorText(failure),
         attempt,
         config.instanceId(),
         ctx.recovery(),
@@ -1011,7 +1010,7 @@ final class FireRunner {
 
     @Override
     public String toString() {
-      return getMessage() + ": " + getCause();
+      return getMessage() + ": " + JobRules.errorText(getCause());
     }
   }
 
@@ -1049,7 +1048,7 @@ final class FireRunner {
           ctx.scheduledFireTime(),
           ctx.attempt(),
           willRetry ? "; retry at " + result.dueTime() : "",
-          failure);
+          Failures.loggable(failure));
     }
     listeners.runFailed(ctx, failure, willRetry);
   }
@@ -1450,9 +1449,5 @@ final class FireRunner {
         return stored.orElse(null);
       }
     }
-  }
-
-  private static String trim(String s) {
-    return s.length() <= MAX_ERROR_LENGTH ? s : s.substring(0, MAX_ERROR_LENGTH - 3) + "...";
   }
 }

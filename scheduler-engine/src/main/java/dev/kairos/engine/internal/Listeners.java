@@ -25,7 +25,7 @@ final class Listeners implements SchedulerListener {
       try {
         call.accept(l);
       } catch (RuntimeException e) {
-        log.warn("listener {} threw on {}; ignored", l, event, e);
+        log.warn("listener {} threw on {}; ignored", l, event, Failures.loggable(e));
       }
     }
   }

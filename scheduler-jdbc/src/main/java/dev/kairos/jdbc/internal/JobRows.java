@@ -22,9 +22,6 @@ import java.util.List;
 
 /** A {@link JobRecord} as a row of the jobs table, and back. */
 public final class JobRows {
-  /** Longest {@code last_error} and run error kept; longer ones are cut with "...". */
-  public static final int MAX_ERROR_LENGTH = 2000;
-
   /** The schedule-state columns, each bound under its own name. */
   static final List<String> SCHEDULE =
       List.of("state", "next_fire_time", "due_time", "due_kind", "attempt");
@@ -140,16 +137,12 @@ public final class JobRows {
         .bigint("failure_count", r.failureCount());
   }
 
-  /** The error as stored: at most {@link #MAX_ERROR_LENGTH} characters. */
+  /**
+   * The error as stored: as {@link JobRules#storableError} makes it (a caller of the store other
+   * than the engine may hand in any text: a NUL in one row must not fail a batch of write-backs).
+   */
   public static String trim(String error) {
-    if (error == null || error.length() <= MAX_ERROR_LENGTH) {
-      return error;
-    }
-    int end = MAX_ERROR_LENGTH - 3;
-    if (Character.isHighSurrogate(error.charAt(end - 1))) {
-      end--; // don't split a surrogate pair
-    }
-    return error.substring(0, end) + "...";
+    return JobRules.storableError(error);
   }
 
   private static <T> T required(T value, String column) {

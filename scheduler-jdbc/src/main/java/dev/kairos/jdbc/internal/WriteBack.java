@@ -39,7 +39,7 @@ public final class WriteBack {
     return r.version() != x.expectedVersion() && leasedToOther;
   }
 
-  /** The record as the store keeps it: its error trimmed to {@link JobRows#MAX_ERROR_LENGTH}. */
+  /** The record as the store keeps it: its error made storable ({@link JobRows#trim}). */
   public static JobRecord trimmed(JobRecord r) {
     String error = JobRows.trim(r.lastError());
     if (Objects.equals(error, r.lastError())) {
