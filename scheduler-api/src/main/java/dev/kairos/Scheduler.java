@@ -223,6 +223,11 @@ public interface Scheduler extends AutoCloseable {
    * stops all threads. Returns within the grace period plus 5 seconds (plus the time the store
    * takes to close): a job that ignores interruption is reported by key and left on a daemon
    * thread, which does not keep the JVM alive. Idempotent.
+   *
+   * <p>Called from a run of this scheduler (a job that shuts the application down, directly or
+   * through a framework closing on the same thread), it cannot wait for that run: it stops
+   * everything else as above and returns; the run is not interrupted, and is written back, and the
+   * store closed, when it ends.
    */
   @Override
   void close();

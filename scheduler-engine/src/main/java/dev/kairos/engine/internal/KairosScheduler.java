@@ -83,6 +83,10 @@ public final class KairosScheduler implements Scheduler {
   private final SpecValidator validator;
   private final ReentrantLock changes = new ReentrantLock();
   private final List<Thread> workers = new ArrayList<>();
+
+  /** The thread of a run that called {@link #close()}, which finishes the close; else null. */
+  private volatile Thread closer;
+
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
 
   /** Jobs the store returned but {@link JobRules} refuses at load time: key → reason. */
@@ -131,12 +135,31 @@ public final class KairosScheduler implements Scheduler {
       holder.start();
       runner.startWriteBackQueue(WRITE_BACK_THREADS);
       for (int i = 0; i < config.workers(); i++) {
-        Thread t = config.threadFactory().newThread(this::work);
+        Thread t =
+            config
+                .threadFactory()
+                .newThread(
+                    () -> {
+                      try {
+                        work();
+                      } finally {
+                        finishCloseIfCalledHere();
+                      }
+                    });
         t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not
         workers.add(t);
         t.start();
       }
-      backfillThread = new Thread(backfills, "kairos-backfill-" + config.instanceId());
+      backfillThread =
+          new Thread(
+              () -> {
+                try {
+                  backfills.run();
+                } finally {
+                  finishCloseIfCalledHere();
+                }
+              },
+              "kairos-backfill-" + config.instanceId());
       backfillThread.setDaemon(true);
       backfillThread.start();
       if (clusterSync != null) {
@@ -1062,12 +1085,22 @@ public final class KairosScheduler implements Scheduler {
 
   // ---- close ---------------------------------------------------------------------------------
 
+  /**
+   * {@inheritDoc}
+   *
+   * <p>Called from a run of this scheduler (its handler or a listener, on a worker or the backfill
+   * thread: a job that shuts the application down), it does all of the above except wait for, or
+   * interrupt, that run, and returns; when that run ends its thread writes it back, stops the
+   * remaining threads and closes the store (see {@link #finishClose}).
+   */
   @Override
   public synchronized void close() {
     if (state.getAndSet(CLOSED) == CLOSED) {
       return;
     }
     closing = true;
+    Thread self = Thread.currentThread();
+    boolean fromRun = workers.contains(self) || self == backfillThread;
     backfills.stop(); // no backfill run starts from here on
     dispatcher.shutdown();
     config.time().removeListener(wake);
@@ -1076,20 +1109,52 @@ public final class KairosScheduler implements Scheduler {
     joinUntil(graceDeadline);
     joinBackfill(graceDeadline);
     long interruptDeadline = System.nanoTime() + INTERRUPT_WAIT.toNanos();
-    boolean backfilling = backfillThread != null && backfillThread.isAlive();
-    if (backfilling || workers.stream().anyMatch(Thread::isAlive)) {
+    boolean backfilling =
+        backfillThread != null && backfillThread != self && backfillThread.isAlive();
+    if (backfilling || otherWorkers().anyMatch(Thread::isAlive)) {
       log.warn(
           "grace period {} over; interrupting running job(s) {}{}",
           config.gracePeriod(),
           dispatcher.runningKeys(),
           backfilling ? " and the backfill run" : "");
-      workers.forEach(Thread::interrupt);
+      otherWorkers().forEach(Thread::interrupt);
       if (backfilling) {
         backfillThread.interrupt(); // together: a worker may wait for it (RunGate)
       }
       joinUntil(interruptDeadline);
       joinBackfill(interruptDeadline);
     }
+    if (fromRun) {
+      closer = self;
+      log.info(
+          "close() called from a run on thread {}: the other runs have ended; this run is"
+              + " written back and the store closed when it ends",
+          self.getName());
+      return;
+    }
+    finishClose(interruptDeadline);
+  }
+
+  /** The workers other than the calling thread. */
+  private java.util.stream.Stream<Thread> otherWorkers() {
+    Thread self = Thread.currentThread();
+    return workers.stream().filter(t -> t != self);
+  }
+
+  /** Run by a worker or the backfill thread as it exits: finishes a close its run called. */
+  private void finishCloseIfCalledHere() {
+    if (closer == Thread.currentThread()) {
+      finishClose(System.nanoTime() + INTERRUPT_WAIT.toNanos());
+    }
+  }
+
+  /**
+   * The end of {@link #close()}: stops the cluster sync, the replacer and the write-back queue
+   * (writing back what it holds), reports workers that ignored interruption and closes the store.
+   * Run by close() itself, or, when a run called close(), by that run's thread once the run has
+   * ended and been handed to the write-back.
+   */
+  private void finishClose(long interruptDeadline) {
     stopClusterSync(interruptDeadline);
     runner.replacer.stop();
     if (!runner.stopWriteBackQueue(
@@ -1098,7 +1163,7 @@ public final class KairosScheduler implements Scheduler {
           "some write-backs were still unwritten at close (the store fails?); those fires run"
               + " again at the next start");
     }
-    List<String> stuck = workers.stream().filter(Thread::isAlive).map(Thread::getName).toList();
+    List<String> stuck = otherWorkers().filter(Thread::isAlive).map(Thread::getName).toList();
     if (!stuck.isEmpty()) {
       log.error(
           "job(s) {} still running {} after the grace period and interruption: worker thread(s)"
@@ -1119,7 +1184,9 @@ public final class KairosScheduler implements Scheduler {
 
   /** Waits for the backfill thread (stopped by close) until the deadline (System.nanoTime()). */
   private void joinBackfill(long deadlineNanos) {
-    if (backfillThread != null && backfillThread.isAlive()) {
+    if (backfillThread != null
+        && backfillThread != Thread.currentThread()
+        && backfillThread.isAlive()) {
       Backfills.join(backfillThread, deadlineNanos);
     }
   }
@@ -1153,7 +1220,7 @@ public final class KairosScheduler implements Scheduler {
   }
 
   private void joinUntil(long deadlineNanos) {
-    for (Thread t : workers) {
+    for (Thread t : otherWorkers().toList()) {
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         return;
