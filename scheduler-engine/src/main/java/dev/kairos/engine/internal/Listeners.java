@@ -11,7 +11,11 @@ import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Calls every listener, logging and ignoring a listener that throws. */
+/**
+ * Calls every listener, logging and ignoring a listener that throws: an exception, or an Error as a
+ * handler's run would be (a missing class of a metrics library, an assertion, a stack overflow), so
+ * that no listener can drop a job from memory or end a worker thread.
+ */
 final class Listeners implements SchedulerListener {
   private static final Logger log = LoggerFactory.getLogger(Listeners.class);
   private final List<SchedulerListener> all;
@@ -24,7 +28,7 @@ final class Listeners implements SchedulerListener {
     for (SchedulerListener l : all) {
       try {
         call.accept(l);
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | Error e) {
         log.warn("listener {} threw on {}; ignored", l, event, Failures.loggable(e));
       }
     }

@@ -14,11 +14,13 @@ import dev.kairos.engine.Kairos;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A handler may throw anything: an exception whose {@code toString()} throws or returns null, or
@@ -157,5 +159,56 @@ class HostileFailureTest {
     JobInfo info = h.scheduler.job("t").orElseThrow();
     assertThat(info.runCount()).isEqualTo(4);
     assertThat(info.lastOutcome()).isEqualTo(RunOutcome.SUCCESS);
+  }
+
+  /**
+   * A listener that throws an Error (a metrics listener whose optional dependency is missing throws
+   * NoClassDefFoundError; an assertion in a test listener) is logged and ignored like one that
+   * throws an exception. Before, the Error went up the worker's stack: the job was dropped from
+   * memory and the worker thread died.
+   */
+  @ParameterizedTest
+  @ValueSource(
+      classes = {NoClassDefFoundError.class, AssertionError.class, StackOverflowError.class})
+  void listenerThrowingAnError_isLoggedAndTheJobKeepsItsSchedule(Class<? extends Error> type) {
+    SchedulerListener bad =
+        new SchedulerListener() {
+          @Override
+          public void runStarted(JobContext context) {
+            throw newError(type);
+          }
+
+          @Override
+          public void runFailed(JobContext context, Throwable error, boolean willRetry) {
+            throw newError(type);
+          }
+        };
+    AtomicInteger calls = new AtomicInteger();
+    Harness h =
+        new Harness(
+            new InMemoryStore(),
+            Kairos.builder().listener(bad),
+            ctx -> {
+              if (calls.incrementAndGet() % 2 == 0) {
+                throw new IllegalStateException("every other run fails");
+              }
+            });
+    h.scheduler.schedule(JobSpec.named("t").handler("h").fixedRate(ofMillis(300)));
+
+    h.runUntil(Harness.T0.plusMillis(900));
+
+    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
+    JobInfo info = h.scheduler.job("t").orElseThrow();
+    assertThat(info.runCount()).isEqualTo(4);
+    assertThat(info.failureCount()).isEqualTo(2);
+  }
+
+  private static Error newError(Class<? extends Error> type) {
+    if (type == AssertionError.class) {
+      return new AssertionError("from a listener");
+    }
+    return type == StackOverflowError.class
+        ? new StackOverflowError("from a listener")
+        : new NoClassDefFoundError("io/metrics/Missing");
   }
 }
