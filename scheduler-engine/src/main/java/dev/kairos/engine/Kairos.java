@@ -246,7 +246,10 @@ public final class Kairos {
      * Makes the worker threads (default: threads named kairos-worker-&lt;instance id&gt;-N, so the
      * workers of two schedulers in one JVM tell apart in a thread dump). Workers are always made
      * daemon threads: while the scheduler runs, a non-daemon keep-alive thread holds the JVM, and
-     * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting.
+     * {@code close()} ends it, so a job that never returns cannot keep the JVM from exiting. {@code
+     * start()} makes every worker before it starts any thread: a factory that fails, returns null
+     * or returns a thread that is not new makes it throw an IllegalStateException naming the
+     * worker, with no thread started.
      *
      * @param threadFactory makes the worker threads
      * @return this builder

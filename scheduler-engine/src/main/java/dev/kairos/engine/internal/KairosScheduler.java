@@ -129,24 +129,16 @@ public final class KairosScheduler implements Scheduler {
   @Override
   public synchronized void start() {
     open();
-    if (state.compareAndSet(OPEN, STARTED)) {
+    if (state.get() == OPEN) {
+      List<Thread> made = newWorkers(); // before any thread starts: a bad factory leaves none
+      if (!state.compareAndSet(OPEN, STARTED)) {
+        return;
+      }
       Thread holder = new Thread(this::holdJvm, "kairos-keepalive-" + config.instanceId());
       holder.setDaemon(false);
       holder.start();
       runner.startWriteBackQueue(WRITE_BACK_THREADS);
-      for (int i = 0; i < config.workers(); i++) {
-        Thread t =
-            config
-                .threadFactory()
-                .newThread(
-                    () -> {
-                      try {
-                        work();
-                      } finally {
-                        finishCloseIfCalledHere();
-                      }
-                    });
-        t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not
+      for (Thread t : made) {
         workers.add(t);
         t.start();
       }
@@ -1133,6 +1125,48 @@ public final class KairosScheduler implements Scheduler {
       return;
     }
     finishClose(interruptDeadline);
+  }
+
+  /**
+   * The worker threads, made by the configured factory and not started.
+   *
+   * @throws IllegalStateException if the factory fails, returns null, or returns a thread that is
+   *     not new or that it returned before, naming the worker
+   */
+  private List<Thread> newWorkers() {
+    List<Thread> made = new ArrayList<>();
+    for (int i = 1; i <= config.workers(); i++) {
+      Runnable body =
+          () -> {
+            try {
+              work();
+            } finally {
+              finishCloseIfCalledHere();
+            }
+          };
+      String which = "worker " + i + " of " + config.workers();
+      Thread t;
+      try {
+        t = config.threadFactory().newThread(body);
+      } catch (RuntimeException e) {
+        throw new IllegalStateException("threadFactory failed to make " + which, e);
+      }
+      if (t == null) {
+        throw new IllegalStateException("threadFactory returned null for " + which);
+      }
+      if (t.getState() != Thread.State.NEW || made.contains(t)) {
+        throw new IllegalStateException(
+            "threadFactory returned a thread that is not new for " + which + ": " + t);
+      }
+      try {
+        t.setDaemon(true); // the keep-alive thread holds the JVM; a stuck worker must not
+      } catch (RuntimeException e) {
+        throw new IllegalStateException(
+            "threadFactory returned a thread that cannot be made a daemon for " + which, e);
+      }
+      made.add(t);
+    }
+    return made;
   }
 
   /** The workers other than the calling thread. */
