@@ -145,6 +145,28 @@ public final class JobRules {
   }
 
   /**
+   * Checks a scheduler instance's id by the rules of a key: it is written with every run and, in
+   * cluster mode, with every claim, so one a database cannot store would fail every write-back.
+   *
+   * @param id the instance id
+   * @throws IllegalArgumentException naming the id and the problem
+   */
+  public static void checkInstanceId(String id) {
+    if (id == null || id.isBlank() || id.length() > MAX_KEY_LENGTH) {
+      throw new IllegalArgumentException(
+          "instance id must be 1 to "
+              + MAX_KEY_LENGTH
+              + " characters, not blank: '"
+              + printable(id)
+              + "'");
+    }
+    String problem = badCharacter(id);
+    if (problem != null) {
+      throw new IllegalArgumentException("instance id '" + printable(id) + "' contains " + problem);
+    }
+  }
+
+  /**
    * Checks a calendar and its name, as {@code putCalendar} does and a store does with one it reads
    * back.
    *

@@ -7,6 +7,7 @@ import dev.kairos.SchedulerListener;
 import dev.kairos.engine.internal.EngineConfig;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.ClusterStore;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.StoreSource;
 import java.time.Duration;
@@ -348,17 +349,16 @@ public final class Kairos {
     }
 
     /**
-     * This instance's id, recorded with each run (default: a random id).
+     * This instance's id, recorded with each run (default: a random id): 1 to 200 characters, not
+     * blank, no control character and no unpaired surrogate (the rules of a job key).
      *
      * @param instanceId this instance's id
      * @return this builder
+     * @throws IllegalArgumentException naming the id and the problem
      */
     public Builder instanceId(String instanceId) {
       require(instanceId, "instanceId");
-      if (instanceId.isBlank() || instanceId.length() > 200) {
-        throw new IllegalArgumentException(
-            "instance id must be 1 to 200 characters, not blank: '" + instanceId + "'");
-      }
+      JobRules.checkInstanceId(instanceId);
       this.instanceId = instanceId;
       return this;
     }

@@ -167,6 +167,25 @@ class PublicErrorsTest {
         .hasMessageContaining("job 'k': data contains a NUL character");
   }
 
+  /**
+   * An instance id is written with every run: one holding a NUL failed every write-back on
+   * PostgreSQL, retried without end; it is refused when the scheduler is built, naming it.
+   */
+  @Test
+  void instanceIdWithControlCharacterOrUnpairedSurrogate_isRefusedNamingIt() {
+    assertThatThrownBy(() -> Kairos.builder().instanceId("node\0a"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("instance id 'node\\u0000a' contains a control character (\\u0000) at index 4");
+    assertThatThrownBy(() -> Kairos.builder().instanceId("node-\uD800"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "instance id 'node-\\ud800' contains an unpaired surrogate (\\ud800) at index 5");
+    assertThatThrownBy(() -> Kairos.builder().instanceId(" "))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("instance id must be 1 to 200 characters, not blank: ' '");
+    assertThat(Kairos.builder().instanceId("node-\uD83D\uDE80")).isNotNull();
+  }
+
   @Test
   void periodBelowOneMillisecond_isRefused() {
     assertThatThrownBy(() -> scheduler.schedule(ok.fixedRate(Duration.ofNanos(1))))
