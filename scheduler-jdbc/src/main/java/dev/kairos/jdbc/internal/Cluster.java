@@ -58,6 +58,9 @@ public final class Cluster implements AutoCloseable {
   /** Names of the concurrency limits whose row is known to exist. */
   private final Set<String> limitRows = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
+  /** The lock of a store that is not clustered on its tables (see {@link SingleInstanceGuard}). */
+  private final SingleInstanceGuard guard;
+
   /** Claims (key@version) whose call failed: maybe committed, acknowledgement lost. */
   private final Set<String> inDoubt = ConcurrentHashMap.newKeySet();
 
@@ -66,9 +69,11 @@ public final class Cluster implements AutoCloseable {
       Dialect dialect,
       String prefix,
       ChangeSignal signal,
+      SingleInstanceGuard guard,
       StoreSettings settings,
       Function<JobRows.Row, Optional<JobRecord>> readable) {
     this.database = database;
+    this.guard = guard;
     this.dialect = dialect;
     this.table = new ClusterTable(prefix, dialect);
     this.feed = new ChangeFeed(prefix, dialect);
@@ -80,7 +85,9 @@ public final class Cluster implements AutoCloseable {
 
   /**
    * The cluster side of an open database. A clustered store over an embedded H2 file is refused
-   * (the database is closed); a plain store warns if clustered instances are alive on its tables.
+   * (the database is closed); a plain store warns if clustered instances are alive on its tables,
+   * and every store on PostgreSQL or MariaDB/MySQL reports a plain store beside it ({@link
+   * SingleInstanceGuard}).
    *
    * @param readable maps a row to its record, or to empty after logging that it cannot be read
    * @throws StoreException if cluster mode is asked for over an embedded H2 database
@@ -105,7 +112,8 @@ public final class Cluster implements AutoCloseable {
         settings.clustered() && d == Dialect.POSTGRESQL
             ? ChangeSignal.postgres(database, source, prefix.toLowerCase(Locale.ROOT) + "changes")
             : ChangeSignal.polling();
-    Cluster c = new Cluster(database, d, prefix, signal, settings, readable);
+    SingleInstanceGuard guard = SingleInstanceGuard.open(source, d, prefix, settings.clustered());
+    Cluster c = new Cluster(database, d, prefix, signal, guard, settings, readable);
     if (!settings.clustered()) {
       c.warnIfClusterRuns(prefix);
     }
@@ -444,6 +452,7 @@ public final class Cluster implements AutoCloseable {
   @Override
   public void close() {
     signal.close();
+    guard.close();
   }
 
   /** How changes are signalled. */
