@@ -856,7 +856,11 @@ final class FireRunner {
           ctx.scheduledFireTime());
       listeners.runFailed(ctx, failure, false);
     } else {
-      log.error("job '{}': run of fire {} failed", ctx.key(), ctx.scheduledFireTime(), failure);
+      log.error(
+          "job '{}': run of fire {} failed",
+          ctx.key(),
+          ctx.scheduledFireTime(),
+          Failures.loggable(failure));
       listeners.runFailed(ctx, failure, false);
     }
     if (outcome != RunOutcome.INTERRUPTED) { // cut off by close(): its record stays, to run again

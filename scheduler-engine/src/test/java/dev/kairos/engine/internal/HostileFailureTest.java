@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kairos.JobContext;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
+import dev.kairos.Overlap;
 import dev.kairos.RunOutcome;
 import dev.kairos.RunRecord;
 import dev.kairos.SchedulerListener;
@@ -132,6 +133,30 @@ class HostileFailureTest {
         .extracting(RunRecord::error)
         .containsOnly(expectedError);
     assertThat(reported).hasSize(4).allMatch(t -> t.getClass() == failure.get().getClass());
+  }
+
+  /** The same under {@code allow(n)}, whose runs are written back apart (concurrent runs). */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("failures")
+  void hostileFailure_underAllow_isRecordedStorablyAndTheJobKeepsItsSchedule(
+      String what, Supplier<RuntimeException> failure, String expectedError) {
+    Harness h =
+        new Harness(
+            new InMemoryStore(),
+            Kairos.builder(),
+            ctx -> {
+              throw failure.get();
+            });
+    h.scheduler.schedule(
+        JobSpec.named("t").handler("h").fixedRate(ofMillis(300)).overlap(Overlap.allow(2)));
+
+    h.runUntil(Harness.T0.plusMillis(900));
+
+    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
+    assertThat(h.scheduler.history("t", 10))
+        .hasSize(4)
+        .extracting(RunRecord::error)
+        .containsOnly(expectedError);
   }
 
   @ParameterizedTest(name = "{0}")
