@@ -3,6 +3,7 @@ package dev.kairos.engine.internal;
 import static java.time.Duration.ofMillis;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.kairos.Job;
 import dev.kairos.JobContext;
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
@@ -112,17 +113,13 @@ class HostileFailureTest {
           }
         };
     Harness h =
-        new Harness(
-            new InMemoryStore(),
+        firedAtEachSlot(
             Kairos.builder().listener(listener),
             ctx -> {
               throw failure.get();
-            });
-    h.scheduler.schedule(JobSpec.named("t").handler("h").fixedRate(ofMillis(300)));
+            },
+            null);
 
-    h.runUntil(Harness.T0.plusMillis(900));
-
-    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
     JobInfo info = h.scheduler.job("t").orElseThrow();
     assertThat(info.runCount()).isEqualTo(4);
     assertThat(info.failureCount()).isEqualTo(4);
@@ -141,18 +138,13 @@ class HostileFailureTest {
   void hostileFailure_underAllow_isRecordedStorablyAndTheJobKeepsItsSchedule(
       String what, Supplier<RuntimeException> failure, String expectedError) {
     Harness h =
-        new Harness(
-            new InMemoryStore(),
+        firedAtEachSlot(
             Kairos.builder(),
             ctx -> {
               throw failure.get();
-            });
-    h.scheduler.schedule(
-        JobSpec.named("t").handler("h").fixedRate(ofMillis(300)).overlap(Overlap.allow(2)));
+            },
+            Overlap.allow(2));
 
-    h.runUntil(Harness.T0.plusMillis(900));
-
-    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
     assertThat(h.scheduler.history("t", 10))
         .hasSize(4)
         .extracting(RunRecord::error)
@@ -175,12 +167,8 @@ class HostileFailureTest {
             throw failure.get();
           }
         };
-    Harness h = new Harness(new InMemoryStore(), Kairos.builder().listener(bad), ctx -> {});
-    h.scheduler.schedule(JobSpec.named("t").handler("h").fixedRate(ofMillis(300)));
+    Harness h = firedAtEachSlot(Kairos.builder().listener(bad), ctx -> {}, null);
 
-    h.runUntil(Harness.T0.plusMillis(900));
-
-    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
     JobInfo info = h.scheduler.job("t").orElseThrow();
     assertThat(info.runCount()).isEqualTo(4);
     assertThat(info.lastOutcome()).isEqualTo(RunOutcome.SUCCESS);
@@ -210,22 +198,31 @@ class HostileFailureTest {
         };
     AtomicInteger calls = new AtomicInteger();
     Harness h =
-        new Harness(
-            new InMemoryStore(),
+        firedAtEachSlot(
             Kairos.builder().listener(bad),
             ctx -> {
               if (calls.incrementAndGet() % 2 == 0) {
                 throw new IllegalStateException("every other run fails");
               }
-            });
-    h.scheduler.schedule(JobSpec.named("t").handler("h").fixedRate(ofMillis(300)));
+            },
+            null);
 
-    h.runUntil(Harness.T0.plusMillis(900));
-
-    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
     JobInfo info = h.scheduler.job("t").orElseThrow();
     assertThat(info.runCount()).isEqualTo(4);
     assertThat(info.failureCount()).isEqualTo(2);
+  }
+
+  /**
+   * A job "t" at a 300 ms fixed rate with the given overlap policy (null: the default), run from 0
+   * to 900 ms on a controllable clock; asserts that each of its four slots fired.
+   */
+  private static Harness firedAtEachSlot(Kairos.Builder builder, Job body, Overlap overlap) {
+    Harness h = new Harness(new InMemoryStore(), builder, body);
+    JobSpec spec = JobSpec.named("t").handler("h").fixedRate(ofMillis(300));
+    h.scheduler.schedule(overlap == null ? spec : spec.overlap(overlap));
+    h.runUntil(Harness.T0.plusMillis(900));
+    assertThat(h.fires()).containsExactly(0L, 300L, 600L, 900L);
+    return h;
   }
 
   private static Error newError(Class<? extends Error> type) {
