@@ -106,10 +106,14 @@ class IsolationLevelTest {
       useAStore(pool);
 
       assertThat(pool.serverLevels("SHOW transaction_isolation")).containsOnly("serializable");
+      assertThat(pool.autoCommits()).containsOnly(false);
     }
   }
 
-  /** Before, the store left READ COMMITTED behind on the application's connections. */
+  /**
+   * Before, the store left READ COMMITTED behind on the application's connections (and its guard
+   * left auto-commit on).
+   */
   @Test
   void mariaDbPoolThatKeepsSessionState_connectionsGoBackAtTheirOwnLevel() throws Exception {
     maria.assumeReachable();
@@ -118,6 +122,7 @@ class IsolationLevelTest {
       useAStore(pool);
 
       assertThat(pool.serverLevels("SELECT @@tx_isolation")).containsOnly("REPEATABLE-READ");
+      assertThat(pool.autoCommits()).containsOnly(false);
     }
   }
 
@@ -159,9 +164,19 @@ class IsolationLevelTest {
       for (int i = 0; i < 2; i++) {
         Connection c = connector.connect();
         c.setTransactionIsolation(level);
+        c.setAutoCommit(false); // as an application's pool may lend them
         all.add(c);
         idle.add(c);
       }
+    }
+
+    /** Each connection's auto-commit setting. */
+    List<Boolean> autoCommits() throws SQLException {
+      List<Boolean> modes = new ArrayList<>();
+      for (Connection c : all) {
+        modes.add(c.getAutoCommit());
+      }
+      return modes;
     }
 
     /** The level each connection's session reports to {@code query}. */

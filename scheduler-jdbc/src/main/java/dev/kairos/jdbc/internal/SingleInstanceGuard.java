@@ -36,13 +36,16 @@ final class SingleInstanceGuard implements AutoCloseable {
   private final Dialect dialect;
   private final String tables;
   private final String name; // the lock's name, when held
+  private final boolean autoCommit; // the held connection's own setting, given back at close
   private Connection held; // guarded by this
 
-  private SingleInstanceGuard(Dialect dialect, String tables, String name, Connection held) {
+  private SingleInstanceGuard(
+      Dialect dialect, String tables, String name, Connection held, boolean autoCommit) {
     this.dialect = dialect;
     this.tables = tables;
     this.name = name;
     this.held = held;
+    this.autoCommit = autoCommit;
   }
 
   /**
@@ -58,15 +61,17 @@ final class SingleInstanceGuard implements AutoCloseable {
   static SingleInstanceGuard open(
       ConnectionSource source, Dialect dialect, String prefix, boolean clustered) {
     String tables = prefix + "*";
-    SingleInstanceGuard none = new SingleInstanceGuard(dialect, tables, null, null);
+    SingleInstanceGuard none = new SingleInstanceGuard(dialect, tables, null, null, true);
     int poolSize = source.poolSize();
     if (dialect == Dialect.H2 || (poolSize > 0 && poolSize < 3 && !source.ownPool())) {
       return none;
     }
     Connection c = null;
+    boolean autoCommit = true;
     try {
       c = source.dedicated();
-      c.setAutoCommit(true);
+      autoCommit = c.getAutoCommit();
+      c.setAutoCommit(true); // no transaction held open for the store's life
       String name = lockName(c, dialect, prefix);
       if (clustered) {
         if (heldElsewhere(c, dialect, name)) {
@@ -76,18 +81,18 @@ final class SingleInstanceGuard implements AutoCloseable {
                   + " instance on these tables with clustered(true)",
               tables);
         }
-        c.close();
+        giveBack(c, autoCommit);
         return none;
       }
       if (take(c, dialect, name)) {
-        return new SingleInstanceGuard(dialect, tables, name, c);
+        return new SingleInstanceGuard(dialect, tables, name, c, autoCommit);
       }
       log.error(
           "another scheduler that is not clustered uses tables {} (it holds their lock): both"
               + " run every fire; run one instance, or build every instance with"
               + " clustered(true)",
           tables);
-      c.close();
+      giveBack(c, autoCommit);
       return none;
     } catch (SQLException | RuntimeException e) {
       log.warn(
@@ -96,13 +101,23 @@ final class SingleInstanceGuard implements AutoCloseable {
           tables,
           e);
       if (c != null) {
-        try {
-          c.close();
-        } catch (SQLException ignored) {
-          // closing a connection that failed
-        }
+        giveBack(c, autoCommit);
       }
       return none;
+    }
+  }
+
+  /**
+   * Closes a connection with its own auto-commit setting back (a user's pool that does not reset it
+   * gets it back as it lent it).
+   */
+  private static void giveBack(Connection c, boolean autoCommit) {
+    try (c) {
+      if (!autoCommit) {
+        c.setAutoCommit(false);
+      }
+    } catch (SQLException | RuntimeException e) {
+      log.debug("giving back a connection failed", e);
     }
   }
 
@@ -147,11 +162,6 @@ final class SingleInstanceGuard implements AutoCloseable {
     }
   }
 
-  /** Whether this guard holds its tables' lock. */
-  synchronized boolean holds() {
-    return held != null;
-  }
-
   /** Releases the lock (a user's pool gets the connection back without it) and the connection. */
   @Override
   public synchronized void close() {
@@ -160,7 +170,7 @@ final class SingleInstanceGuard implements AutoCloseable {
     if (c == null) {
       return;
     }
-    try (c) {
+    try {
       String sql =
           dialect == Dialect.POSTGRESQL
               ? "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext(?))"
@@ -169,5 +179,6 @@ final class SingleInstanceGuard implements AutoCloseable {
     } catch (SQLException | RuntimeException e) {
       log.debug("releasing the lock of tables {} failed", tables, e);
     }
+    giveBack(c, autoCommit);
   }
 }
