@@ -6,6 +6,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.kairos.JobSpec;
+import dev.kairos.Scheduler;
+import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.Upsert;
 import dev.kairos.tck.JdbcStoreContract;
@@ -17,14 +20,18 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -122,6 +129,50 @@ class IsolationLevelTest {
       useAStore(pool);
 
       assertThat(pool.serverLevels("SELECT @@tx_isolation")).containsOnly("REPEATABLE-READ");
+      assertThat(pool.autoCommits()).containsOnly(false);
+    }
+  }
+
+  /**
+   * In cluster mode the PostgreSQL listener holds a connection of the pool for the store's life; at
+   * close it goes back as it was lent (before, auto-commit stayed on).
+   */
+  @Test
+  void postgresPoolThatKeepsSessionState_clusteredScheduler_listenerConnectionGoesBackAsLent()
+      throws Exception {
+    pg.assumeReachable();
+    try (KeepingPool pool = new KeepingPool(pg::connect, Connection.TRANSACTION_SERIALIZABLE)) {
+      Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+      String prefix = JdbcStoreContract.nextPrefix();
+      JdbcStore store =
+          JdbcStore.builder().dataSource(pool).tablePrefix(prefix).clustered(true).build();
+      String listening =
+          "SELECT count(*) AS n FROM pg_stat_activity WHERE query = 'LISTEN \""
+              + prefix
+              + "changes\"'";
+      try (Scheduler s =
+          Kairos.builder()
+              .store(store)
+              .workers(2)
+              .handler(
+                  "h",
+                  ctx ->
+                      runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet())
+              .build()) {
+        for (String key : List.of("a", "b", "c")) {
+          s.schedule(JobSpec.named(key).handler("h").fixedRate(Duration.ofMillis(50)));
+        }
+        s.start();
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .until(
+                () ->
+                    runs.size() == 3
+                        && runs.values().stream().allMatch(n -> n.get() >= 3)
+                        && ((Number) pg.row(listening).orElseThrow().get("n")).intValue() == 1);
+      }
+
+      assertThat(pool.serverLevels("SHOW transaction_isolation")).containsOnly("serializable");
       assertThat(pool.autoCommits()).containsOnly(false);
     }
   }

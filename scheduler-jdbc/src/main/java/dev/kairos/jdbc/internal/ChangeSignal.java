@@ -86,6 +86,9 @@ public final class ChangeSignal implements AutoCloseable {
   /** The listening connection, or null until (re)opened. */
   private volatile Connection listener;
 
+  /** The listener's own auto-commit setting, given back when it is dropped (a user's pool). */
+  private volatile boolean listenerAutoCommit = true;
+
   /** True while the listener cannot be opened (logged once per outage). */
   private boolean listenerDown;
 
@@ -259,6 +262,7 @@ public final class ChangeSignal implements AutoCloseable {
     Connection c = null;
     try {
       c = source.dedicated();
+      listenerAutoCommit = c.getAutoCommit();
       c.setAutoCommit(true);
       try (Statement s = c.createStatement()) {
         s.execute("LISTEN \"" + channel + "\"");
@@ -297,7 +301,10 @@ public final class ChangeSignal implements AutoCloseable {
     lastHeard = System.nanoTime();
   }
 
-  /** Closes a listening connection, unlistening first in case it goes back to a user's pool. */
+  /**
+   * Closes a listening connection, unlistening first and giving its auto-commit setting back, in
+   * case it goes back to a user's pool.
+   */
   private void drop(Connection c) {
     if (listener == c) {
       listener = null;
@@ -305,6 +312,9 @@ public final class ChangeSignal implements AutoCloseable {
     try (c) {
       try (Statement s = c.createStatement()) {
         s.execute("UNLISTEN *");
+      }
+      if (!listenerAutoCommit) {
+        c.setAutoCommit(false);
       }
     } catch (SQLException | RuntimeException e) {
       log.debug("closing the connection listening on channel {} failed", channel, e);
