@@ -143,15 +143,7 @@ public final class KairosScheduler implements Scheduler {
         t.start();
       }
       backfillThread =
-          new Thread(
-              () -> {
-                try {
-                  backfills.run();
-                } finally {
-                  finishCloseIfCalledHere();
-                }
-              },
-              "kairos-backfill-" + config.instanceId());
+          new Thread(thenFinishClose(backfills), "kairos-backfill-" + config.instanceId());
       backfillThread.setDaemon(true);
       backfillThread.start();
       if (clusterSync != null) {
@@ -1136,14 +1128,7 @@ public final class KairosScheduler implements Scheduler {
   private List<Thread> newWorkers() {
     List<Thread> made = new ArrayList<>();
     for (int i = 1; i <= config.workers(); i++) {
-      Runnable body =
-          () -> {
-            try {
-              work();
-            } finally {
-              finishCloseIfCalledHere();
-            }
-          };
+      Runnable body = thenFinishClose(this::work);
       String which = "worker " + i + " of " + config.workers();
       Thread t;
       try {
@@ -1175,11 +1160,20 @@ public final class KairosScheduler implements Scheduler {
     return workers.stream().filter(t -> t != self);
   }
 
-  /** Run by a worker or the backfill thread as it exits: finishes a close its run called. */
-  private void finishCloseIfCalledHere() {
-    if (closer == Thread.currentThread()) {
-      finishClose(System.nanoTime() + INTERRUPT_WAIT.toNanos());
-    }
+  /**
+   * The body of a thread that runs jobs (a worker, the backfill thread): {@code loop}, then, if a
+   * run on this thread called {@link #close()}, the rest of that close.
+   */
+  private Runnable thenFinishClose(Runnable loop) {
+    return () -> {
+      try {
+        loop.run();
+      } finally {
+        if (closer == Thread.currentThread()) {
+          finishClose(System.nanoTime() + INTERRUPT_WAIT.toNanos());
+        }
+      }
+    };
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.kairos.jdbc.internal;
 
+import dev.kairos.jdbc.internal.ConnectionSource.Dedicated;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -84,10 +85,7 @@ public final class ChangeSignal implements AutoCloseable {
   private final Object listening = new Object();
 
   /** The listening connection, or null until (re)opened. */
-  private volatile Connection listener;
-
-  /** The listener's own auto-commit setting, given back when it is dropped (a user's pool). */
-  private volatile boolean listenerAutoCommit = true;
+  private volatile Dedicated listener;
 
   /** True while the listener cannot be opened (logged once per outage). */
   private boolean listenerDown;
@@ -212,8 +210,8 @@ public final class ChangeSignal implements AutoCloseable {
       return false;
     }
     synchronized (listening) {
-      Connection c = listener;
-      if (c == null) {
+      Dedicated d = listener;
+      if (d == null) {
         if (listen() == null) {
           pause(max);
           return false;
@@ -221,8 +219,8 @@ public final class ChangeSignal implements AutoCloseable {
         return true;
       }
       try {
-        checkIfIdle(c);
-        PGConnection pg = c.unwrap(PGConnection.class);
+        checkIfIdle(d.connection());
+        PGConnection pg = d.connection().unwrap(PGConnection.class);
         boolean notified = receive(pg, max.toMillis());
         if (notified) {
           lastHeard = System.nanoTime();
@@ -244,7 +242,7 @@ public final class ChangeSignal implements AutoCloseable {
               channel,
               e);
         }
-        drop(c);
+        drop(d);
         return true;
       }
     }
@@ -258,17 +256,15 @@ public final class ChangeSignal implements AutoCloseable {
   }
 
   /** Call only holding {@code listening}. Opens and returns the listener, or null if it fails. */
-  private Connection listen() {
-    Connection c = null;
+  private Dedicated listen() {
+    Dedicated d = null;
     try {
-      c = source.dedicated();
-      listenerAutoCommit = c.getAutoCommit();
-      c.setAutoCommit(true);
-      try (Statement s = c.createStatement()) {
+      d = source.dedicated();
+      try (Statement s = d.connection().createStatement()) {
         s.execute("LISTEN \"" + channel + "\"");
       }
       if (isClosed()) {
-        drop(c);
+        drop(d);
         return null;
       }
       if (listenerDown) {
@@ -276,15 +272,15 @@ public final class ChangeSignal implements AutoCloseable {
       }
       listenerDown = false;
       lastHeard = System.nanoTime();
-      listener = c;
-      return c;
+      listener = d;
+      return d;
     } catch (SQLException | RuntimeException e) {
       if (!listenerDown) {
         log.warn("cannot listen on channel {}; changes arrive by polling meanwhile", channel, e);
       }
       listenerDown = true;
-      if (c != null) {
-        drop(c);
+      if (d != null) {
+        drop(d);
       }
       return null;
     }
@@ -301,20 +297,14 @@ public final class ChangeSignal implements AutoCloseable {
     lastHeard = System.nanoTime();
   }
 
-  /**
-   * Closes a listening connection, unlistening first and giving its auto-commit setting back, in
-   * case it goes back to a user's pool.
-   */
-  private void drop(Connection c) {
-    if (listener == c) {
+  /** Closes a listening connection, unlistening first in case it goes back to a user's pool. */
+  private void drop(Dedicated d) {
+    if (listener == d) {
       listener = null;
     }
-    try (c) {
-      try (Statement s = c.createStatement()) {
+    try (d) {
+      try (Statement s = d.connection().createStatement()) {
         s.execute("UNLISTEN *");
-      }
-      if (!listenerAutoCommit) {
-        c.setAutoCommit(false);
       }
     } catch (SQLException | RuntimeException e) {
       log.debug("closing the connection listening on channel {} failed", channel, e);
@@ -349,9 +339,9 @@ public final class ChangeSignal implements AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    Connection c = listener;
-    if (c != null) {
-      drop(c); // a waiting await() fails at once and returns
+    Dedicated d = listener;
+    if (d != null) {
+      drop(d); // a waiting await() fails at once and returns
     }
   }
 

@@ -258,11 +258,43 @@ public final class ConnectionSource {
   }
 
   /**
-   * A connection of its own, outside the pool when the store made the pool (same URL and
-   * credentials); from the user's data source otherwise, which then lends it for as long as the
-   * caller keeps it. The caller closes it.
+   * A connection of its own, in auto-commit (it holds no transaction open however long it is kept):
+   * outside the pool when the store made the pool (same URL and credentials); from the user's data
+   * source otherwise, which then lends it for as long as the caller keeps it. The caller closes it,
+   * which gives it back with its own auto-commit setting.
    */
-  public Connection dedicated() throws SQLException {
+  public Dedicated dedicated() throws SQLException {
+    Connection c = connectionOfItsOwn();
+    try {
+      boolean autoCommit = c.getAutoCommit();
+      c.setAutoCommit(true);
+      return new Dedicated(c, autoCommit);
+    } catch (SQLException | RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  /**
+   * A connection from {@link #dedicated()}, in auto-commit while it is kept.
+   *
+   * @param connection the connection
+   * @param autoCommit its own auto-commit setting, given back by {@link #close()} (a user's pool
+   *     that does not reset session state lends it again as it was lent)
+   */
+  public record Dedicated(Connection connection, boolean autoCommit) implements AutoCloseable {
+    /** Gives the connection its own auto-commit setting back and closes it. */
+    @Override
+    public void close() throws SQLException {
+      try (connection) {
+        if (!autoCommit) {
+          connection.setAutoCommit(false);
+        }
+      }
+    }
+  }
+
+  private Connection connectionOfItsOwn() throws SQLException {
     if (given != null) {
       return given.getConnection();
     }

@@ -132,17 +132,9 @@ public final class JobRows {
         .number("last_start", decimal(r.lastStart()))
         .number("last_end", decimal(r.lastEnd()))
         .text("last_outcome", name(r.lastOutcome()))
-        .text("last_error", trim(r.lastError()))
+        .text("last_error", JobRules.storableError(r.lastError()))
         .bigint("run_count", r.runCount())
         .bigint("failure_count", r.failureCount());
-  }
-
-  /**
-   * The error as stored: as {@link JobRules#storableError} makes it (a caller of the store other
-   * than the engine may hand in any text: a NUL in one row must not fail a batch of write-backs).
-   */
-  public static String trim(String error) {
-    return JobRules.storableError(error);
   }
 
   private static <T> T required(T value, String column) {

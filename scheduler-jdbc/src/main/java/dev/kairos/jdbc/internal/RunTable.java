@@ -95,7 +95,7 @@ public final class RunTable {
         .number("start", decimal(x.start()))
         .number("end", decimal(x.end()))
         .text("outcome", x.outcome().name())
-        .text("error", JobRows.trim(x.error()))
+        .text("error", JobRules.storableError(x.error()))
         .integer("attempt", x.attempt())
         .text("instance", x.instance())
         .bool("recovery", x.recovery())

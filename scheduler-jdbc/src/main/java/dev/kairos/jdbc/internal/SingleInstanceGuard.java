@@ -1,5 +1,6 @@
 package dev.kairos.jdbc.internal;
 
+import dev.kairos.jdbc.internal.ConnectionSource.Dedicated;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -36,16 +37,13 @@ final class SingleInstanceGuard implements AutoCloseable {
   private final Dialect dialect;
   private final String tables;
   private final String name; // the lock's name, when held
-  private final boolean autoCommit; // the held connection's own setting, given back at close
-  private Connection held; // guarded by this
+  private Dedicated held; // guarded by this
 
-  private SingleInstanceGuard(
-      Dialect dialect, String tables, String name, Connection held, boolean autoCommit) {
+  private SingleInstanceGuard(Dialect dialect, String tables, String name, Dedicated held) {
     this.dialect = dialect;
     this.tables = tables;
     this.name = name;
     this.held = held;
-    this.autoCommit = autoCommit;
   }
 
   /**
@@ -61,17 +59,15 @@ final class SingleInstanceGuard implements AutoCloseable {
   static SingleInstanceGuard open(
       ConnectionSource source, Dialect dialect, String prefix, boolean clustered) {
     String tables = prefix + "*";
-    SingleInstanceGuard none = new SingleInstanceGuard(dialect, tables, null, null, true);
+    SingleInstanceGuard none = new SingleInstanceGuard(dialect, tables, null, null);
     int poolSize = source.poolSize();
     if (dialect == Dialect.H2 || (poolSize > 0 && poolSize < 3 && !source.ownPool())) {
       return none;
     }
-    Connection c = null;
-    boolean autoCommit = true;
+    Dedicated d = null;
     try {
-      c = source.dedicated();
-      autoCommit = c.getAutoCommit();
-      c.setAutoCommit(true); // no transaction held open for the store's life
+      d = source.dedicated();
+      Connection c = d.connection();
       String name = lockName(c, dialect, prefix);
       if (clustered) {
         if (heldElsewhere(c, dialect, name)) {
@@ -81,18 +77,17 @@ final class SingleInstanceGuard implements AutoCloseable {
                   + " instance on these tables with clustered(true)",
               tables);
         }
-        giveBack(c, autoCommit);
-        return none;
+      } else if (take(c, dialect, name)) {
+        SingleInstanceGuard holding = new SingleInstanceGuard(dialect, tables, name, d);
+        d = null; // kept for the store's life
+        return holding;
+      } else {
+        log.error(
+            "another scheduler that is not clustered uses tables {} (it holds their lock): both"
+                + " run every fire; run one instance, or build every instance with"
+                + " clustered(true)",
+            tables);
       }
-      if (take(c, dialect, name)) {
-        return new SingleInstanceGuard(dialect, tables, name, c, autoCommit);
-      }
-      log.error(
-          "another scheduler that is not clustered uses tables {} (it holds their lock): both"
-              + " run every fire; run one instance, or build every instance with"
-              + " clustered(true)",
-          tables);
-      giveBack(c, autoCommit);
       return none;
     } catch (SQLException | RuntimeException e) {
       log.warn(
@@ -100,22 +95,19 @@ final class SingleInstanceGuard implements AutoCloseable {
               + " clustered on the same tables run every fire twice",
           tables,
           e);
-      if (c != null) {
-        giveBack(c, autoCommit);
-      }
       return none;
+    } finally {
+      giveBack(d);
     }
   }
 
-  /**
-   * Closes a connection with its own auto-commit setting back (a user's pool that does not reset it
-   * gets it back as it lent it).
-   */
-  private static void giveBack(Connection c, boolean autoCommit) {
-    try (c) {
-      if (!autoCommit) {
-        c.setAutoCommit(false);
-      }
+  /** Gives a dedicated connection back (with its own auto-commit setting), if there is one. */
+  private static void giveBack(Dedicated d) {
+    if (d == null) {
+      return;
+    }
+    try {
+      d.close();
     } catch (SQLException | RuntimeException e) {
       log.debug("giving back a connection failed", e);
     }
@@ -165,9 +157,9 @@ final class SingleInstanceGuard implements AutoCloseable {
   /** Releases the lock (a user's pool gets the connection back without it) and the connection. */
   @Override
   public synchronized void close() {
-    Connection c = held;
+    Dedicated d = held;
     held = null;
-    if (c == null) {
+    if (d == null) {
       return;
     }
     try {
@@ -175,10 +167,10 @@ final class SingleInstanceGuard implements AutoCloseable {
           dialect == Dialect.POSTGRESQL
               ? "SELECT pg_advisory_unlock(" + LOCK_SPACE + ", hashtext(?))"
               : "SELECT RELEASE_LOCK(SHA1(?))";
-      queryBoolean(c, sql, name);
+      queryBoolean(d.connection(), sql, name);
     } catch (SQLException | RuntimeException e) {
       log.debug("releasing the lock of tables {} failed", tables, e);
     }
-    giveBack(c, autoCommit);
+    giveBack(d);
   }
 }

@@ -1,6 +1,7 @@
 package dev.kairos.jdbc.internal;
 
 import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.JobRules;
 import dev.kairos.spi.RunResult;
 import java.util.Objects;
 
@@ -39,9 +40,9 @@ public final class WriteBack {
     return r.version() != x.expectedVersion() && leasedToOther;
   }
 
-  /** The record as the store keeps it: its error made storable ({@link JobRows#trim}). */
+  /** The record as the store keeps it: its error made storable ({@link JobRules#storableError}). */
   public static JobRecord trimmed(JobRecord r) {
-    String error = JobRows.trim(r.lastError());
+    String error = JobRules.storableError(r.lastError());
     if (Objects.equals(error, r.lastError())) {
       return r;
     }
