@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -230,7 +231,12 @@ final class FireRunner {
   private final WriteBackQueue<MarkBatch> markWriter = new WriteBackQueue<>(this::writeMarks);
 
   /** A run whose write-back is queued, with what its completion needs. */
-  private record Queued(Entry entry, RunResult result, RunContext ctx, long begin) {}
+  private record Queued(
+      Entry entry, RunResult result, RunContext ctx, long begin, int failures, boolean warned) {
+    Queued(Entry entry, RunResult result, RunContext ctx, long begin) {
+      this(entry, result, ctx, begin, 0, false);
+    }
+  }
 
   /**
    * The write-back queue, or null: runs are then written back by their worker. Set before the
@@ -248,7 +254,11 @@ final class FireRunner {
     if (config.store().batchesRuns()) {
       WriteBackQueue<Queued> q =
           new WriteBackQueue<>(
-              this::writeBatch, cluster == null ? WRITE_BACK_LINGER_NANOS : 0, this::mayLinger);
+              this::writeBatch,
+              cluster == null ? WRITE_BACK_LINGER_NANOS : 0,
+              this::mayLinger,
+              this::writeAgain,
+              item -> completeWriteBack(item, Optional.empty()));
       q.start(threads, config.instanceId());
       if (cluster == null) {
         markWriter.start(1, config.instanceId() + "-marks");
@@ -314,29 +324,111 @@ final class FireRunner {
     }
   }
 
-  /** A writer thread: one batch in one store call, else each with retries; then completions. */
+  /**
+   * A writer thread: one batch in one store call, then each write-back's continuation. A batch the
+   * store refuses is written run by run, so that one run the store refuses again and again (a row
+   * it cannot hold) does not hold up the others; a run that fails alone waits for a retry of its
+   * own ({@link #writeLater}) and the writer goes on. Two runs failing alone before any lands look
+   * like an outage: the rest of the batch then waits for its retries untried.
+   */
   private void writeBatch(List<Queued> batch) {
-    List<Optional<JobRecord>> stored = null;
+    List<Optional<JobRecord>> stored;
     try {
       stored = config.store().runsFinished(batch.stream().map(Queued::result).toList());
+      if (stored == null || stored.size() != batch.size()) {
+        throw new IllegalStateException(
+            "the store answered a batch of " + batch.size() + " write-backs with " + stored);
+      }
       health.ok();
     } catch (RuntimeException ex) {
       health.failed("writing back " + batch.size() + " run(s)", ex);
+      if (batch.size() == 1) {
+        writeLater(batch.get(0), ex);
+        return;
+      }
+      int failedAlone = 0;
+      boolean landed = false;
+      for (Queued q : batch) {
+        if (!landed && failedAlone >= 2) {
+          writeLater(q, ex);
+        } else if (writeAlone(q)) {
+          landed = true;
+        } else {
+          failedAlone++;
+        }
+      }
+      return;
     }
     for (int i = 0; i < batch.size(); i++) {
-      Queued q = batch.get(i);
-      try {
-        Optional<Optional<JobRecord>> answer =
-            stored != null
-                ? Optional.of(stored.get(i))
-                : retrying(
-                    "writing back job '" + q.result().key() + "'",
-                    () -> config.store().runFinished(q.result()));
-        afterRun(q.entry(), writtenBack(q.result(), q.ctx(), answer, q.begin()).orElse(null));
-      } catch (RuntimeException ex) {
-        engineFailure(q.entry(), ex);
-        dispatcher.finish(q.entry(), null);
-      }
+      completeWriteBack(
+          batch.get(i), Optional.of(Objects.requireNonNullElse(stored.get(i), Optional.empty())));
+    }
+  }
+
+  /** A writer thread: a write-back whose retry is due, written alone. */
+  private void writeAgain(Queued q) {
+    writeAlone(q);
+  }
+
+  /**
+   * Writes one run back and completes it; on failure puts it back for a retry. True if written (or
+   * ended: its row cannot be read).
+   */
+  private boolean writeAlone(Queued q) {
+    Optional<JobRecord> stored;
+    try {
+      stored = Objects.requireNonNullElse(config.store().runFinished(q.result()), Optional.empty());
+      health.ok();
+    } catch (UnreadableJobException ex) {
+      engineFailure(q.entry(), ex); // permanent: retrying cannot help
+      dispatcher.finish(q.entry(), null);
+      return true;
+    } catch (RuntimeException ex) {
+      writeLater(q, ex);
+      return false;
+    }
+    completeWriteBack(q, Optional.of(stored));
+    return true;
+  }
+
+  /**
+   * A write-back failed: it is retried alone after a backoff (100 ms, doubling to 1 s), its job out
+   * of the heap meanwhile, as it would be behind a retrying worker. Logged at WARN the first time
+   * it fails while the store is not down (the store answers others but refuses this run), else at
+   * DEBUG: an outage is logged once by {@link StoreHealth}.
+   */
+  private void writeLater(Queued q, RuntimeException failure) {
+    boolean warn = !q.warned() && !health.isDown();
+    if (warn) {
+      log.warn(
+          "job '{}': the store refuses the write-back of fire {} while it takes others; retrying"
+              + " it alone with backoff, and the job does not fire again until it is written",
+          q.result().key(),
+          q.result().scheduledFireTime(),
+          failure);
+    } else {
+      log.debug(
+          "job '{}': write-back of fire {} failed again: {}",
+          q.result().key(),
+          q.result().scheduledFireTime(),
+          failure.toString());
+    }
+    int failures = q.failures() + 1;
+    Queued again =
+        new Queued(q.entry(), q.result(), q.ctx(), q.begin(), failures, q.warned() || warn);
+    long delay = FIRST_BACKOFF.toNanos() << Math.min(failures - 1, 20);
+    if (!writeBacks.retryLater(again, Math.min(delay, MAX_BACKOFF.toNanos()))) {
+      completeWriteBack(again, Optional.empty()); // the queue stopped: abandoned at shutdown
+    }
+  }
+
+  /** Runs a write-back's continuation: empty {@code answer} means abandoned at shutdown. */
+  private void completeWriteBack(Queued q, Optional<Optional<JobRecord>> answer) {
+    try {
+      afterRun(q.entry(), writtenBack(q.result(), q.ctx(), answer, q.begin()).orElse(null));
+    } catch (RuntimeException ex) {
+      engineFailure(q.entry(), ex);
+      dispatcher.finish(q.entry(), null);
     }
   }
 

@@ -3,6 +3,7 @@ package dev.kairos.engine.internal;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.PriorityQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -28,18 +29,25 @@ import org.slf4j.LoggerFactory;
  * for a write-back but its own job's next fire and the close, so a job due later than the linger
  * loses nothing.
  *
+ * <p>An item whose write failed may be put back for a <em>retry</em> after a delay ({@link
+ * #retryLater}): a due retry is handed to the {@code retryWriter} alone, before the queue's next
+ * batch, and the writer thread is free meanwhile. So a write-back the store refuses again and again
+ * (one bad row) holds up neither its batch mates nor the write-backs queued after it: only its own
+ * job waits. Retries left when the queue stops are handed to {@code abandon}.
+ *
  * <p>The same queue, with one writer thread, writes mark-ahead batches of start marks (see {@code
  * FireRunner#writeMarks}).
  *
  * <p><b>Invariants.</b> A write-back's continuation (which re-queues the job in the dispatcher)
  * runs only after the writer returned, so a job re-enters the heap only from a state the store has
  * committed, and a job never has two write-backs queued (it is not taken again until its
- * continuation ran): the keys of one batch are distinct. One lock guards the queue, the count of
- * items being written and the stop flag; writers wait on {@code work} without a timeout and are
- * signalled for each submission; {@link #drain} waits on {@code idle}, signalled whenever a batch
- * completes. A lingering writer waits on {@code work} with a timeout (the linger's end), is
- * signalled for each submission, and stops lingering at once on {@link #drain}, an item that may
- * not wait, or a full batch.
+ * continuation ran): the keys of one batch are distinct, and an item waiting for its retry is in no
+ * batch. One lock guards the queue, the retries, the count of items being written and the stop
+ * flag; writers wait on {@code work}, timed only until the earliest retry is due, and are signalled
+ * for each submission and each retry put back; {@link #drain} waits on {@code idle}, signalled
+ * whenever a batch completes. A lingering writer waits on {@code work} with a timeout (the linger's
+ * end), is signalled for each submission, and stops lingering at once on {@link #drain}, an item
+ * that may not wait, or a full batch.
  *
  * @param <T> one queued write-back, with whatever its continuation needs
  */
@@ -53,7 +61,23 @@ final class WriteBackQueue<T> {
   private final Condition work = lock.newCondition();
   private final Condition idle = lock.newCondition();
   private final ArrayDeque<T> queue = new ArrayDeque<>();
+
+  /** Items put back by {@link #retryLater}, earliest due first. Guarded by the lock. */
+  private final PriorityQueue<Retry<T>> retries =
+      new PriorityQueue<>(
+          (a, b) ->
+              a.dueNanos != b.dueNanos
+                  ? Long.compare(a.dueNanos - b.dueNanos, 0)
+                  : Long.compare(a.seq, b.seq));
+
+  private long retrySeq;
+
+  /** An item waiting for its retry until {@code dueNanos} ({@link System#nanoTime}). */
+  private record Retry<T>(T item, long dueNanos, long seq) {}
+
   private final Consumer<List<T>> writer;
+  private final Consumer<T> retryWriter;
+  private final Consumer<T> abandon;
   private final long lingerNanos;
   private final Predicate<T> mayWait;
   private final List<Thread> threads = new ArrayList<>();
@@ -86,9 +110,30 @@ final class WriteBackQueue<T> {
    *     submitting thread); one that may not ends the linger for the whole batch
    */
   WriteBackQueue(Consumer<List<T>> writer, long lingerNanos, Predicate<T> mayWait) {
+    this(writer, lingerNanos, mayWait, item -> {}, item -> {});
+  }
+
+  /**
+   * A lingering queue whose items may be put back for a retry ({@link #retryLater}).
+   *
+   * @param writer as {@link #WriteBackQueue(Consumer)}
+   * @param lingerNanos as {@link #WriteBackQueue(Consumer, long, Predicate)}
+   * @param mayWait as {@link #WriteBackQueue(Consumer, long, Predicate)}
+   * @param retryWriter writes one item whose retry is due and runs its continuation (or puts it
+   *     back again); must not throw
+   * @param abandon called, on a writer thread, for each retry still waiting when the queue stops
+   */
+  WriteBackQueue(
+      Consumer<List<T>> writer,
+      long lingerNanos,
+      Predicate<T> mayWait,
+      Consumer<T> retryWriter,
+      Consumer<T> abandon) {
     this.writer = writer;
     this.lingerNanos = lingerNanos;
     this.mayWait = mayWait;
+    this.retryWriter = retryWriter;
+    this.abandon = abandon;
   }
 
   /**
@@ -120,6 +165,35 @@ final class WriteBackQueue<T> {
   }
 
   /**
+   * Puts back an item whose write failed, to be handed to the retry writer alone once {@code
+   * delayNanos} have passed. {@link #drain} waits for it as for a queued item.
+   *
+   * @return false, and nothing is kept, if the queue has stopped: the caller abandons the item
+   */
+  boolean retryLater(T item, long delayNanos) {
+    lock.lock();
+    try {
+      if (stopped) {
+        return false;
+      }
+      retries.add(new Retry<>(item, System.nanoTime() + delayNanos, retrySeq++));
+      work.signal();
+      return true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Holding the lock: removes and returns the earliest retry if it is due, else null. */
+  private T dueRetry() {
+    Retry<T> r = retries.peek();
+    if (r == null || r.dueNanos - System.nanoTime() > 0) {
+      return null;
+    }
+    return retries.poll().item;
+  }
+
+  /**
    * Ends a linger now, and keeps the next batch from lingering if nothing is queued yet: for a
    * write-back somebody waits for (a {@code triggerNow()} that arrived during the run). The mark
    * lasts until a writer empties the queue, so a write-back submitted just after this call does not
@@ -137,43 +211,91 @@ final class WriteBackQueue<T> {
 
   private void loop() {
     for (; ; ) {
-      List<T> batch;
+      List<T> batch = null;
+      T retry = null;
+      List<T> abandoned = null;
       lock.lock();
       try {
-        while (queue.isEmpty() && !stopped) {
-          work.awaitUninterruptibly();
+        for (; ; ) {
+          retry = dueRetry();
+          if (retry != null || !queue.isEmpty()) {
+            break;
+          }
+          if (stopped) {
+            abandoned = new ArrayList<>();
+            while (!retries.isEmpty()) {
+              abandoned.add(retries.poll().item);
+            }
+            break;
+          }
+          Retry<T> next = retries.peek();
+          if (next == null) {
+            work.awaitUninterruptibly();
+          } else {
+            awaitQuietly(next.dueNanos - System.nanoTime());
+          }
         }
-        if (queue.isEmpty()) {
-          return; // stopped and nothing left
+        if (retry != null) {
+          writing++;
+        } else if (abandoned == null) {
+          linger();
+          if (queue.isEmpty()) {
+            continue; // the other writer took them while this one lingered
+          }
+          batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
+          while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
+            batch.add(queue.poll());
+          }
+          if (queue.isEmpty()) {
+            urgent = 0;
+          } // else: more than one batch queued, so no writer lingers until it is empty again
+          writing += batch.size();
         }
-        linger();
-        if (queue.isEmpty()) {
-          continue; // the other writer took them while this one lingered
-        }
-        batch = new ArrayList<>(Math.min(queue.size(), MAX_BATCH));
-        while (!queue.isEmpty() && batch.size() < MAX_BATCH) {
-          batch.add(queue.poll());
-        }
-        if (queue.isEmpty()) {
-          urgent = 0;
-        } // else: more than one batch queued, so no writer lingers until it is empty again
-        writing += batch.size();
       } finally {
         lock.unlock();
       }
+      if (abandoned != null) {
+        abandoned.forEach(this::abandonQuietly);
+        return; // stopped and nothing left
+      }
+      int count = retry != null ? 1 : batch.size();
       try {
-        writer.accept(batch);
+        if (retry != null) {
+          retryWriter.accept(retry);
+        } else {
+          writer.accept(batch);
+        }
       } catch (RuntimeException | Error e) {
-        log.error("write-back of {} run(s) failed unexpectedly", batch.size(), e);
+        log.error("write-back of {} run(s) failed unexpectedly", count, e);
       } finally {
         lock.lock();
         try {
-          writing -= batch.size();
+          writing -= count;
           idle.signalAll();
         } finally {
           lock.unlock();
         }
       }
+    }
+  }
+
+  private void abandonQuietly(T item) {
+    try {
+      abandon.accept(item);
+    } catch (RuntimeException | Error e) {
+      log.error("giving up a write-back at close failed unexpectedly", e);
+    }
+  }
+
+  /** Holding the lock: waits on {@code work} up to {@code nanos}; an interrupt ends the wait. */
+  private void awaitQuietly(long nanos) {
+    if (nanos <= 0) {
+      return;
+    }
+    try {
+      work.awaitNanos(nanos);
+    } catch (InterruptedException e) {
+      // Nothing interrupts a writer thread; not re-asserted, as in linger().
     }
   }
 
@@ -213,7 +335,7 @@ final class WriteBackQueue<T> {
     try {
       draining = true;
       work.signalAll(); // a lingering writer writes what it has at once
-      while (!queue.isEmpty() || writing > 0) {
+      while (!queue.isEmpty() || writing > 0 || !retries.isEmpty()) {
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           break;
@@ -225,7 +347,7 @@ final class WriteBackQueue<T> {
           break;
         }
       }
-      boolean empty = queue.isEmpty() && writing == 0;
+      boolean empty = queue.isEmpty() && writing == 0 && retries.isEmpty();
       stopped = true;
       work.signalAll();
       return empty;

@@ -203,4 +203,98 @@ class WriteBackQueueTest {
     assertThat(outOfOrder.get()).isZero();
     assertThat(batchCount.get()).isLessThan(producers * perProducer); // batches did form
   }
+
+  // ---- retries (retryLater) ---------------------------------------------------------------------
+
+  private final BlockingQueue<String> retried = new LinkedBlockingQueue<>();
+  private final List<String> abandoned = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+  private WriteBackQueue<Item> startWithRetries(int writers) {
+    queue =
+        new WriteBackQueue<>(
+            b -> batches.add(List.copyOf(b)),
+            0,
+            item -> false,
+            item -> retried.add(item.name()),
+            item -> abandoned.add(item.name()));
+    queue.start(writers, "test");
+    return queue;
+  }
+
+  /**
+   * A retry waiting for its delay holds no writer: with one writer, a batch submitted after a retry
+   * due in an hour is written at once, and the retry is not.
+   */
+  @Test
+  void aRetryWaitingForItsDelayHoldsUpNoBatch() throws InterruptedException {
+    startWithRetries(1);
+    assertThat(queue.retryLater(new Item("stuck", true), HOUR)).isTrue();
+    queue.submit(new Item("a", true));
+    assertThat(names(nextBatch())).containsExactly("a");
+    assertThat(retried).isEmpty();
+  }
+
+  /** Due retries go to the retry writer alone, earliest first, never inside a batch. */
+  @Test
+  void dueRetriesAreWrittenAloneEarliestFirst() throws InterruptedException {
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    queue =
+        new WriteBackQueue<>(
+            b -> {
+              held.countDown();
+              awaitQuietly(release);
+              batches.add(List.copyOf(b));
+            },
+            0,
+            item -> false,
+            item -> retried.add(item.name()),
+            item -> abandoned.add(item.name()));
+    queue.start(1, "test");
+    queue.submit(new Item("first", true));
+    assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+    // The only writer is busy; the retry put back second is due first.
+    queue.retryLater(new Item("later", true), TimeUnit.MILLISECONDS.toNanos(200));
+    queue.retryLater(new Item("earlier", true), 0);
+    release.countDown();
+    assertThat(retried.poll(30, TimeUnit.SECONDS)).isEqualTo("earlier");
+    assertThat(retried.poll(30, TimeUnit.SECONDS)).isEqualTo("later");
+    assertThat(names(nextBatch())).containsExactly("first");
+    assertThat(batches).isEmpty();
+  }
+
+  /**
+   * The drain waits for a retry as for a queued item until its deadline; a retry still waiting then
+   * is abandoned, and one put back after the stop is refused.
+   */
+  @Test
+  void aRetryLeftAtTheDrainsDeadlineIsAbandonedAndLaterOnesRefused() {
+    startWithRetries(1);
+    queue.retryLater(new Item("stuck", true), HOUR);
+    long t0 = System.nanoTime();
+    assertThat(queue.drain(t0 + TimeUnit.MILLISECONDS.toNanos(300))).isFalse();
+    assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(300));
+    queue.join(TimeUnit.SECONDS.toNanos(30));
+    assertThat(abandoned).containsExactly("stuck");
+    assertThat(retried).isEmpty();
+    assertThat(queue.retryLater(new Item("after", true), 0)).isFalse();
+  }
+
+  /** A retry due before the drain's deadline is written and the drain reports nothing left. */
+  @Test
+  void aRetryDueBeforeTheDeadlineIsWrittenBeforeTheDrainReturns() {
+    startWithRetries(1);
+    queue.retryLater(new Item("soon", true), TimeUnit.MILLISECONDS.toNanos(50));
+    assertThat(queue.drain(System.nanoTime() + TimeUnit.SECONDS.toNanos(30))).isTrue();
+    assertThat(retried).containsExactly("soon");
+    assertThat(abandoned).isEmpty();
+  }
+
+  private static void awaitQuietly(CountDownLatch latch) {
+    try {
+      latch.await(30, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }
