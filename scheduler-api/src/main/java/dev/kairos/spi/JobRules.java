@@ -119,6 +119,42 @@ public final class JobRules {
     return s.substring(0, end) + "...";
   }
 
+  /**
+   * {@link #storableError(String)} for a store whose text columns hold only the characters of
+   * {@code charset} (a PostgreSQL database in LATIN1, say, refuses an error text in Japanese): each
+   * character the charset cannot encode is also written as a backslash-u code (both halves of a
+   * surrogate pair), before the text is trimmed.
+   *
+   * @param error the text, or null
+   * @param charset the characters the store holds, or null for all of Unicode
+   * @return the storable text, or null
+   */
+  public static String storableError(String error, java.nio.charset.Charset charset) {
+    if (error == null || charset == null) {
+      return storableError(error);
+    }
+    java.nio.charset.CharsetEncoder encoder = charset.newEncoder();
+    StringBuilder b = null;
+    for (int i = 0; i < error.length(); ) {
+      int n = isPairAt(error, i) ? 2 : 1;
+      CharSequence unit = error.subSequence(i, i + n);
+      char c = error.charAt(i);
+      boolean escape = c == 0 || (n == 1 && Character.isSurrogate(c)) || !encoder.canEncode(unit);
+      if (escape && b == null) {
+        b = new StringBuilder(error.length() + 16).append(error, 0, i);
+      }
+      if (escape) {
+        for (int k = 0; k < n; k++) {
+          b.append(String.format("\\u%04x", (int) error.charAt(i + k)));
+        }
+      } else if (b != null) {
+        b.append(unit);
+      }
+      i += n;
+    }
+    return storableError(b == null ? error : b.toString());
+  }
+
   private static boolean isPairAt(String s, int i) {
     return Character.isHighSurrogate(s.charAt(i))
         && i + 1 < s.length()

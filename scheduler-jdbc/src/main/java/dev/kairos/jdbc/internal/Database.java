@@ -36,6 +36,9 @@ public final class Database {
   /** The dialect, once opened. Written under {@code this}. */
   private volatile Dialect dialect;
 
+  /** What text columns hold, null for all of Unicode ({@link Dialect#textCharset}), once opened. */
+  private volatile java.nio.charset.Charset textCharset;
+
   /** The JDBC URL the database reports, once opened. Written under {@code this}. */
   private volatile String url;
 
@@ -65,11 +68,13 @@ public final class Database {
       DataSource ds = source.open();
       Dialect d;
       int level;
+      java.nio.charset.Charset charset;
       try (Connection c = ds.getConnection()) { // one connection for all: answered from memory
         DatabaseMetaData md = c.getMetaData();
         d = Dialect.of(md);
         url = md.getURL();
         level = levelToSet(d, c);
+        charset = d.textCharset(c); // PostgreSQL: one statement
       }
       Jdbi j = Jdbi.create(new StoreConnections(ds, level, source.callerTransactionOpen()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
@@ -87,6 +92,7 @@ public final class Database {
       Migrations.checkWritable(j, prefix, source.toString());
       j.useHandle(d::warnIfCommitsLag);
       dialect = d;
+      textCharset = charset;
       jdbi = j;
     } catch (JdbiException | SQLException e) {
       source.close();
@@ -150,6 +156,15 @@ public final class Database {
   public Dialect dialect() {
     jdbi("detecting the database");
     return dialect;
+  }
+
+  /**
+   * The characters the store's text columns hold, null for all of Unicode ({@link
+   * Dialect#textCharset}); opens the database if needed.
+   */
+  public java.nio.charset.Charset textCharset() {
+    jdbi("detecting the database's encoding");
+    return textCharset;
   }
 
   /** The JDBC URL the database reports (null if it reports none); opens it if needed. */

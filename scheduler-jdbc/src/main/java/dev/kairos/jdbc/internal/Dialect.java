@@ -55,6 +55,65 @@ public enum Dialect {
       "CAST(CAST(DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00',"
           + " CURRENT_TIMESTAMP AT TIME ZONE 'UTC') AS NUMERIC(28,0)) * 0.000001 AS NUMERIC(28,9))";
 
+  /**
+   * The characters the store's text columns hold, or null for all of Unicode: on PostgreSQL, those
+   * of the database's encoding, which it is created with (a LATIN1 database refuses an error text
+   * in Japanese; SQL_ASCII keeps any bytes but NUL); an encoding Java has no charset for is taken
+   * to hold ASCII alone. H2, and MariaDB and MySQL, whose tables the schema makes utf8mb4, hold all
+   * of Unicode. Asked once, at open.
+   *
+   * @param c a connection to the database
+   * @return the charset, or null
+   * @throws SQLException if the database fails
+   */
+  public java.nio.charset.Charset textCharset(java.sql.Connection c) throws SQLException {
+    if (this != POSTGRESQL) {
+      return null;
+    }
+    String encoding;
+    try (java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SHOW server_encoding")) {
+      encoding = rs.next() ? rs.getString(1) : null;
+    }
+    return postgresCharset(encoding);
+  }
+
+  /** The Java charset of a PostgreSQL server encoding (see {@link #textCharset}). */
+  static java.nio.charset.Charset postgresCharset(String encoding) {
+    String e = encoding == null ? "" : encoding.toUpperCase(Locale.ROOT);
+    if (e.equals("UTF8") || e.equals("SQL_ASCII")) {
+      return null;
+    }
+    String name =
+        switch (e) {
+          case "LATIN1" -> "ISO-8859-1";
+          case "LATIN2" -> "ISO-8859-2";
+          case "LATIN3" -> "ISO-8859-3";
+          case "LATIN4" -> "ISO-8859-4";
+          case "LATIN5" -> "ISO-8859-9";
+          case "LATIN7" -> "ISO-8859-13";
+          case "LATIN9" -> "ISO-8859-15";
+          case "ISO_8859_5" -> "ISO-8859-5";
+          case "ISO_8859_6" -> "ISO-8859-6";
+          case "ISO_8859_7" -> "ISO-8859-7";
+          case "ISO_8859_8" -> "ISO-8859-8";
+          case "KOI8R" -> "KOI8-R";
+          case "KOI8U" -> "KOI8-U";
+          case "WIN866" -> "IBM866";
+          case "WIN874" -> "x-windows-874";
+          case "EUC_JP" -> "EUC-JP";
+          case "EUC_KR" -> "EUC-KR";
+          case "EUC_CN" -> "GB2312";
+          case "EUC_TW" -> "x-EUC-TW";
+          default -> e.startsWith("WIN125") ? "windows-" + e.substring(3) : "US-ASCII";
+        };
+    try {
+      return java.nio.charset.Charset.forName(name);
+    } catch (IllegalArgumentException unsupported) {
+      return java.nio.charset.StandardCharsets.US_ASCII;
+    }
+  }
+
   /** The resource folder holding this dialect's DDL scripts. */
   public String folder() {
     return folder;

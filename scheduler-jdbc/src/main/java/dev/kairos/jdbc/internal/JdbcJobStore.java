@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -593,9 +594,37 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    Optional<JobRecord> stored = commit(x);
+    Optional<JobRecord> stored = commit(storable(x));
     signal();
     return stored;
+  }
+
+  /**
+   * The result with its run's error text as this database holds it ({@link
+   * JobRules#storableError(String, java.nio.charset.Charset)}): written so, and so in the record
+   * returned.
+   */
+  private RunResult storable(RunResult x) {
+    RunRecord run = storable(x.run());
+    return run == x.run() ? x : new RunResult(run, x.expectedVersion(), x.next(), x.spec());
+  }
+
+  private RunRecord storable(RunRecord run) {
+    String error = JobRules.storableError(run.error(), database.textCharset());
+    if (Objects.equals(error, run.error())) {
+      return run;
+    }
+    return new RunRecord(
+        run.key(),
+        run.scheduledFireTime(),
+        run.start(),
+        run.end(),
+        run.outcome(),
+        error,
+        run.attempt(),
+        run.instance(),
+        run.recovery(),
+        run.missedFires());
   }
 
   /** True: runs are written in batches (see {@link #runsFinished}, {@link #runsStarted}). */
@@ -646,10 +675,11 @@ public final class JdbcJobStore implements ClusterStore {
    * batch wrote already (see {@link WriteBack#isRepeat}).
    */
   @Override
-  public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
-    if (results.isEmpty()) {
+  public List<Optional<JobRecord>> runsFinished(List<RunResult> given) {
+    if (given.isEmpty()) {
       return List.of();
     }
+    List<RunResult> results = given.stream().map(this::storable).toList();
     Integer[] order = new Integer[results.size()];
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
@@ -811,8 +841,9 @@ public final class JdbcJobStore implements ClusterStore {
    * outlives a job deleted meanwhile; then trims the job's history to {@code historyPerJob}.
    */
   @Override
-  public void recordSkipped(RunRecord skipped) {
-    JobRules.checkRun(skipped);
+  public void recordSkipped(RunRecord given) {
+    JobRules.checkRun(given);
+    RunRecord skipped = storable(given);
     if (settings.historyPerJob() == 0) {
       return;
     }
@@ -912,8 +943,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   /** One transaction: the history row and the RUN row's deletion; nothing if the job is gone. */
   @Override
-  public boolean finishConcurrentRun(RunRecord run, String instance) {
-    JobRules.checkRun(run);
+  public boolean finishConcurrentRun(RunRecord given, String instance) {
+    JobRules.checkRun(given);
+    RunRecord run = storable(given);
     return database.inTransaction(
         "writing back concurrent run " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
@@ -928,8 +960,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   /** One transaction: the history row and the slot done; nothing if the job is gone. */
   @Override
-  public boolean finishBackfill(RunRecord run, String instance) {
-    JobRules.checkRun(run);
+  public boolean finishBackfill(RunRecord given, String instance) {
+    JobRules.checkRun(given);
+    RunRecord run = storable(given);
     return database.inTransaction(
         "writing back backfill slot " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
