@@ -4,6 +4,7 @@ import static dev.kairos.tck.JobStoreContract.failure;
 import static dev.kairos.tck.JobStoreContract.fresh;
 import static dev.kairos.tck.JobStoreContract.success;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobInfo;
@@ -17,6 +18,7 @@ import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
@@ -145,6 +147,66 @@ class DatabaseEncodingTest {
                     "java.lang.IllegalStateException: file \\u65e5\\u672c\\u8a9e.csv, café, 20"
                         + " \\u20ac \\ud83d\\ude80");
             assertThat(s.job("good").map(JobInfo::runCount).orElse(0L)).isGreaterThan(0);
+          }
+        });
+  }
+
+  /**
+   * A job whose key, handler name, data or calendar the database cannot hold is refused by {@code
+   * schedule} and {@code scheduleAll} with an {@link IllegalArgumentException} naming the key, the
+   * field and the character, and nothing is written; reads and deletions of such a key answer
+   * "none". Before, each failed in the database with a {@code StoreException} (a store failure, as
+   * if the database were down) that named no field, and a read of the key failed too.
+   */
+  @Test
+  void schedulerOnLatin1_jobsItCannotHold_refusedNamingKeyFieldAndCharacter() throws Exception {
+    withDatabase(
+        "LATIN1",
+        builder -> {
+          try (JdbcStore jdbc = builder.build();
+              Scheduler s = Kairos.builder().store(jdbc).handler("h", ctx -> {}).build()) {
+            JobSpec japaneseKey =
+                JobSpec.named("レポート").handler("h").fixedRate(Duration.ofMinutes(1));
+            assertThatThrownBy(() -> s.schedule(japaneseKey))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 'レポート'")
+                .hasMessageContaining(
+                    "key has a character the database's encoding (ISO-8859-1) cannot hold:"
+                        + " 'レ' (U+30EC) at index 0");
+            assertThatThrownBy(
+                    () ->
+                        s.schedule(
+                            JobSpec.named("report-tokyo")
+                                .handler("h")
+                                .data("{\"city\": \"東京\"}")
+                                .fixedRate(Duration.ofMinutes(1))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("job 'report-tokyo'")
+                .hasMessageContaining("data has a character")
+                .hasMessageContaining("'東' (U+6771) at index 10");
+            assertThatThrownBy(
+                    () ->
+                        s.scheduleAll(
+                            List.of(
+                                JobSpec.named("ok").handler("h").fixedRate(Duration.ofMinutes(1)),
+                                JobSpec.named("ジョブ")
+                                    .handler("h")
+                                    .fixedRate(Duration.ofMinutes(1)))))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nothing scheduled")
+                .hasMessageContaining("job 'ジョブ': key has a character");
+            assertThatThrownBy(
+                    () -> s.putCalendar("祝日", dev.kairos.BusinessCalendar.in(ZoneOffset.UTC)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("calendar '祝日': name has a character");
+            assertThat(s.jobs()).isEmpty();
+            assertThat(s.job("ジョブ")).isEmpty();
+            assertThat(s.history("ジョブ", 5)).isEmpty();
+            assertThat(s.unschedule("ジョブ")).isFalse();
+            assertThat(s.unscheduleAll(List.of("ジョブ", "ok"))).isZero();
+            // what LATIN1 holds is stored as it is
+            s.schedule(JobSpec.named("café").handler("h").fixedRate(Duration.ofMinutes(1)));
+            assertThat(s.job("café")).isPresent();
           }
         });
   }

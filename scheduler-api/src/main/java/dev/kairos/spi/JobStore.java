@@ -115,6 +115,20 @@ public interface JobStore extends StoreSource, AutoCloseable {
    */
   Optional<JobRecord> runFinished(RunResult result);
 
+  /**
+   * Why this store cannot hold the job's text as it is, or null if it can: a database whose
+   * encoding lacks a character of the key, handler name, data or calendar name (a PostgreSQL
+   * database in LATIN1 and a key in Japanese, say). The scheduler asks before writing, so {@code
+   * schedule} and {@code scheduleAll} refuse such a job with an {@link IllegalArgumentException}
+   * naming its key, and nothing is written. Null by default (stores that hold all of Unicode).
+   *
+   * @param spec a validated spec
+   * @return the problem, naming the field and the character, or null
+   */
+  default String unstorable(dev.kairos.JobSpec spec) {
+    return null;
+  }
+
   // ---- concurrent runs (Overlap.allow) ------------------------------------------------------
 
   /**

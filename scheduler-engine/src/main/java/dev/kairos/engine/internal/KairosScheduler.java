@@ -122,7 +122,8 @@ public final class KairosScheduler implements Scheduler {
         new SpecValidator(
             config.handlers().keySet(),
             config.defaultZone(),
-            config.store().supportsConcurrentRuns());
+            config.store().supportsConcurrentRuns(),
+            config.store()::unstorable);
     this.wake = dispatcher::wake;
   }
 

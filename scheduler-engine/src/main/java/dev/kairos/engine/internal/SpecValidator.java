@@ -48,10 +48,29 @@ public final class SpecValidator {
    *     > 1, is refused)
    */
   public SpecValidator(Set<String> handlers, ZoneId defaultZone, boolean concurrentRuns) {
+    this(handlers, defaultZone, concurrentRuns, spec -> null);
+  }
+
+  /**
+   * @param handlers names of the registered handlers
+   * @param defaultZone zone of cron schedules that name none
+   * @param concurrentRuns whether the store keeps concurrent runs
+   * @param unstorable why the store cannot hold a spec's text, or null ({@link
+   *     dev.kairos.spi.JobStore#unstorable})
+   */
+  public SpecValidator(
+      Set<String> handlers,
+      ZoneId defaultZone,
+      boolean concurrentRuns,
+      java.util.function.Function<JobSpec, String> unstorable) {
     this.handlers = handlers;
     this.defaultZone = defaultZone;
     this.concurrentRuns = concurrentRuns;
+    this.unstorable = unstorable;
   }
+
+  /** Asks the store whether it can hold a spec's text. */
+  private final java.util.function.Function<JobSpec, String> unstorable;
 
   /** Whether the store keeps concurrent runs ({@code Overlap.allow}). */
   private final boolean concurrentRuns;
@@ -105,6 +124,10 @@ public final class SpecValidator {
               + a
               + " needs a store that keeps concurrent runs (JobStore.supportsConcurrentRuns());"
               + " this one does not");
+    }
+    String problem = unstorable.apply(spec);
+    if (problem != null) {
+      throw bad(key, problem);
     }
     return spec.schedule(checkSchedule(key, spec.schedule()));
   }

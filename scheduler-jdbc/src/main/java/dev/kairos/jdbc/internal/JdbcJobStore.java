@@ -303,6 +303,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public Optional<JobRecord> find(String key) {
+    if (unholdable(key) != null) {
+      return Optional.empty(); // no such job can be stored (see unstorable)
+    }
     JobTable jobs = tables().jobs();
     return database
         .withHandle("reading job '" + key + "'", h -> jobs.find(h, key, false))
@@ -330,6 +333,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public boolean delete(String key) {
+    if (unholdable(key) != null) {
+      return false;
+    }
     boolean deleted = database.inTransaction("deleting job '" + key + "'", h -> delete(h, key));
     if (deleted) {
       signal();
@@ -526,7 +532,11 @@ public final class JdbcJobStore implements ClusterStore {
     if (keys.isEmpty()) {
       return List.of();
     }
-    List<String> distinct = List.copyOf(new LinkedHashSet<>(keys));
+    List<String> distinct =
+        new LinkedHashSet<>(keys).stream().filter(k -> unholdable(k) == null).toList();
+    if (distinct.isEmpty()) {
+      return List.of();
+    }
     List<String> deleted =
         database.inTransaction(
             "deleting " + distinct.size() + " job(s) from '" + distinct.get(0) + "'",
@@ -625,6 +635,54 @@ public final class JdbcJobStore implements ClusterStore {
         run.instance(),
         run.recovery(),
         run.missedFires());
+  }
+
+  /**
+   * {@inheritDoc} Checked against the database's encoding ({@link Database#textCharset}): the key,
+   * the handler name, the data and the calendar name.
+   */
+  @Override
+  public String unstorable(dev.kairos.JobSpec spec) {
+    if (database.textCharset() == null) {
+      return null;
+    }
+    String[][] fields = {
+      {"key", spec.key()},
+      {"handler name", spec.handler()},
+      {"data", spec.data().orElse(null)},
+      {"calendar name", spec.calendar().orElse(null)}
+    };
+    for (String[] f : fields) {
+      String problem = unholdable(f[1]);
+      if (problem != null) {
+        return f[0] + " " + problem;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Why the database cannot hold {@code text} (its first character the encoding lacks, with its
+   * index), or null if it can. A key it cannot hold belongs to no stored job: reads and deletions
+   * of one answer "none" without asking the database, which would refuse the statement.
+   */
+  private String unholdable(String text) {
+    java.nio.charset.Charset cs = database.textCharset();
+    if (cs == null || text == null) {
+      return null;
+    }
+    java.nio.charset.CharsetEncoder encoder = cs.newEncoder();
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      int n = Character.charCount(cp);
+      if (cp == 0 || !encoder.canEncode(text.subSequence(i, i + n))) {
+        return String.format(
+            "has a character the database's encoding (%s) cannot hold: '%s' (U+%04X) at index %d",
+            cs.name(), new String(Character.toChars(cp)), cp, i);
+      }
+      i += n;
+    }
+    return null;
   }
 
   /** True: runs are written in batches (see {@link #runsFinished}, {@link #runsStarted}). */
@@ -864,6 +922,9 @@ public final class JdbcJobStore implements ClusterStore {
       throw new IllegalArgumentException("history limit must not be negative: " + limit);
     }
     int rows = Math.min(limit, settings.historyPerJob());
+    if (unholdable(key) != null) {
+      return List.of();
+    }
     return database.withHandle(
         "reading the history of job '" + key + "'", h -> runs.newest(h, key, rows));
   }
@@ -995,6 +1056,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public List<BackfillSlot> backfillSlots(String key) {
+    if (unholdable(key) != null) {
+      return List.of();
+    }
     return database.withHandle(
         "reading the backfill slots of job '" + key + "'",
         h -> backfill.slots(h, key, this::badSlot));
@@ -1190,6 +1254,11 @@ public final class JdbcJobStore implements ClusterStore {
   public void putCalendar(String name, dev.kairos.BusinessCalendar calendar) {
     JobRules.checkCalendar(name, calendar);
     tables(); // opens the store
+    String problem = unholdable(name);
+    if (problem != null) {
+      throw new IllegalArgumentException(
+          "calendar '" + JobRules.printable(name) + "': name " + problem);
+    }
     retryingInsertRace( // instances storing their calendars at start race on the name
         "storing calendar '" + JobRules.printable(name) + "'",
         h -> {
@@ -1228,6 +1297,9 @@ public final class JdbcJobStore implements ClusterStore {
 
   @Override
   public boolean deleteCalendar(String name) {
+    if (unholdable(name) != null) {
+      return false; // no such calendar can be stored
+    }
     tables();
     Dialect d = database.dialect();
     return database.inTransactionJoining(
