@@ -101,7 +101,7 @@ class CalendarCliTest {
   @Test
   void calendars_listsEachInWords_withItsJobCount() {
     Result r = kairos("calendars");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -128,7 +128,7 @@ class CalendarCliTest {
   @Test
   void calendar_showsRulesJobsAndWhichDaysItAllows() {
     Result r = kairos("calendar", "berlin-desk", "--from", "2026-01-02", "--days", "6");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -163,7 +163,7 @@ class CalendarCliTest {
   @Test
   void unknownCalendar_exits1NamingIt() {
     Result r = kairos("calendar", "no-such-desk");
-    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(KairosCli.FAILED);
     assertThat(r.err().strip()).isEqualTo("kairos: no calendar 'no-such-desk'");
     assertThat(r.out()).isEmpty();
   }
@@ -171,14 +171,14 @@ class CalendarCliTest {
   @Test
   void calendar_badDays_exits2() {
     Result r = kairos("calendar", "gone", "--days", "0");
-    assertThat(r.code()).isEqualTo(KairosCli.USAGE);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(KairosCli.USAGE);
     assertThat(r.err()).contains("--days must be from 1 to");
   }
 
   @Test
   void preview_skipCalendar_marksSkippedFires() {
     Result r = kairos("preview", "settle", "-n", "3");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -198,7 +198,7 @@ class CalendarCliTest {
   @Test
   void show_nextAllowedCalendarAndJitter_showsMovesAndDueTimes() throws Exception {
     Result r = kairos("show", "export");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .contains("jitter        up to 5m")
         .contains("calendar      desk-hours: move excluded fires to the next allowed time")
@@ -224,7 +224,7 @@ class CalendarCliTest {
   @Test
   void preview_jitterAndNextAllowed_addsDueAndCalendarColumns() throws Exception {
     Result r = kairos("preview", "export", "-n", "2");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out().lines())
         .containsSubsequence(
             "calendar desk-hours: move excluded fires to the next allowed time",
@@ -243,7 +243,7 @@ class CalendarCliTest {
   void show_missingCalendar_namesIt_andStillShowsTheJob() throws Exception {
     deleteCalendarRow("gone");
     Result r = kairos("show", "orphan");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .contains("calendar problem  calendar 'gone' is not stored")
         .contains("next fires        2026-01-02 08:00:00Z  (2026-01-02 09:00:00 CET)  fires\n");

@@ -104,6 +104,13 @@ abstract class CliContract {
     return raw(all.toArray(String[]::new));
   }
 
+  /** The output of a command that must succeed; a failure names what it printed on stderr. */
+  String ok(String... args) {
+    Result r = kairos(args);
+    assertThat(r.code()).as("exit code of %s; stderr: %s", List.of(args), r.err()).isZero();
+    return r.out();
+  }
+
   static Result raw(String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
@@ -113,7 +120,7 @@ abstract class CliContract {
 
   /** A failure: the exit code, one line on stderr starting "kairos: ", nothing on stdout. */
   static void assertFails(Result r, int code, String message) {
-    assertThat(r.code()).isEqualTo(code);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(code);
     assertThat(r.err()).startsWith("kairos: ").contains(message).doesNotContain("\tat ");
     assertThat(r.err().strip().lines()).hasSize(1);
     assertThat(r.out()).isEmpty();
@@ -128,7 +135,7 @@ abstract class CliContract {
   @Test
   void jobs_printsATableByKey() {
     Result r = kairos("jobs");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -141,21 +148,19 @@ abstract class CliContract {
 
   @Test
   void jobs_json_andFilters() throws Exception {
-    JsonNode all = JobJson.mapper().readTree(kairos("jobs", "--json").out());
+    JsonNode all = JobJson.mapper().readTree(ok("jobs", "--json"));
     assertThat(all).hasSize(3);
     assertThat(all.get(0).get("key").asText()).isEqualTo("broken");
     assertThat(all.get(0).get("lastError").asText())
         .isEqualTo("java.lang.IllegalStateException: boom");
-    assertThat(kairos("jobs", "--handler", "purge").out())
-        .contains("purge")
-        .doesNotContain("broken");
-    assertThat(kairos("jobs", "--state", "PAUSED").out().lines()).hasSize(1);
+    assertThat(ok("jobs", "--handler", "purge")).contains("purge").doesNotContain("broken");
+    assertThat(ok("jobs", "--state", "PAUSED").lines()).hasSize(1);
   }
 
   @Test
   void show_printsDefinitionStateAndNextFires() {
     Result r = kairos("show", "nightly-report");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -188,7 +193,7 @@ abstract class CliContract {
   @Test
   void history_printsRunsWithErrorAndInstance() {
     Result r = kairos("history", "broken", "-n", "5");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -199,7 +204,7 @@ abstract class CliContract {
 
   @Test
   void preview_ofStoredJobAndOfCron() {
-    assertThat(kairos("preview", "purge", "-n", "3").out())
+    assertThat(ok("preview", "purge", "-n", "3"))
         .isEqualTo(
             """
             every 5m (fixed rate)
@@ -235,12 +240,12 @@ abstract class CliContract {
     Result pause = kairos("pause", "purge");
     assertThat(pause.out()).isEqualTo("paused job 'purge' (now PAUSED)\n");
     assertThat(state("purge")).isEqualTo(JobState.PAUSED);
-    assertThat(kairos("resume", "purge").code()).isZero();
+    Result resume = kairos("resume", "purge");
+    assertThat(resume.code()).as("stderr: %s", resume.err()).isZero();
     assertThat(state("purge")).isEqualTo(JobState.SCHEDULED);
-    assertThat(kairos("trigger", "purge", "--json").out()).contains("\"action\" : \"triggered\"");
-    assertThat(kairos("unschedule", "purge").out())
-        .isEqualTo("unscheduled job 'purge' (now DELETED)\n");
-    assertThat(kairos("jobs").out()).doesNotContain("purge");
+    assertThat(ok("trigger", "purge", "--json")).contains("\"action\" : \"triggered\"");
+    assertThat(ok("unschedule", "purge")).isEqualTo("unscheduled job 'purge' (now DELETED)\n");
+    assertThat(ok("jobs")).doesNotContain("purge");
   }
 
   @Test
@@ -269,7 +274,7 @@ abstract class CliContract {
   @Test
   void exportThenImport_movesDefinitions_andImportIsAnUpsert() throws Exception {
     Path file = tmp.resolve("jobs.json");
-    assertThat(kairos("export", "-o", file.toString()).out())
+    assertThat(ok("export", "-o", file.toString()))
         .isEqualTo("exported 3 job(s) to " + file + "\n");
     String first = prefix;
     prefix = "imp" + PREFIXES.incrementAndGet() + "_";
@@ -282,10 +287,10 @@ abstract class CliContract {
             nightly-report  created
             purge           created
             """);
-    assertThat(kairos("import", file.toString()).out()).contains("purge           unchanged");
-    JsonNode again = JobJson.mapper().readTree(kairos("export").out());
+    assertThat(ok("import", file.toString())).contains("purge           unchanged");
+    JsonNode again = JobJson.mapper().readTree(ok("export"));
     prefix = first;
-    JsonNode original = JobJson.mapper().readTree(kairos("export").out());
+    JsonNode original = JobJson.mapper().readTree(ok("export"));
     assertThat(again).isEqualTo(original);
   }
 
@@ -301,7 +306,7 @@ abstract class CliContract {
         ]}
         """);
     assertFails(kairos("import", file.toString()), KairosCli.USAGE, "job 'bad'");
-    assertThat(kairos("jobs").out()).doesNotContain("new-one");
+    assertThat(ok("jobs")).doesNotContain("new-one");
     Files.writeString(file, "{ not json");
     assertFails(kairos("import", file.toString()), KairosCli.USAGE, "not JSON");
   }
@@ -310,7 +315,7 @@ abstract class CliContract {
   void doctor_healthyStore_exits0() throws Exception {
     dueIn(Duration.ofHours(1), "nightly-report", "purge", "broken");
     Result r = kairos("doctor", "--handlers", "report,purge,broken");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out())
         .isEqualTo(
             """
@@ -333,13 +338,14 @@ abstract class CliContract {
 
     Result r = kairos("doctor");
 
-    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(KairosCli.FAILED);
     assertThat(r.out().lines().filter(l -> l.contains("overdue")).toList())
         .singleElement()
         .asString()
         .startsWith("PROBLEM  overdue  job 'purge': due since ")
         .endsWith("(10 min), not running: no live instance seems to run handler 'purge'");
-    assertThat(kairos("doctor", "--overdue", "PT11M").code()).isZero();
+    Result lenient = kairos("doctor", "--overdue", "PT11M");
+    assertThat(lenient.code()).as("stderr: %s", lenient.err()).isZero();
     sql("UPDATE " + prefix + "jobs SET state = 'RUNNING' WHERE job_key = 'purge'");
     assertThat(kairos("doctor").out()).doesNotContain("overdue"); // an expired lease, if anything
   }
@@ -360,7 +366,7 @@ abstract class CliContract {
             + "instances SET last_heartbeat = last_heartbeat - 600 WHERE instance = 'node-a'");
     Result r = kairos("doctor");
 
-    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(KairosCli.FAILED);
     assertThat(r.out())
         .contains("PROBLEM  live instances  0 of 1 with a heartbeat within PT5M")
         .containsPattern("PROBLEM  instance +'node-a' last heartbeat 6\\d\\d s ago");
@@ -381,24 +387,24 @@ abstract class CliContract {
     dueIn(Duration.ofHours(1), "purge", "broken");
 
     Result jobs = kairos("jobs");
-    assertThat(jobs.code()).isZero();
+    assertThat(jobs.code()).as("stderr: %s", jobs.err()).isZero();
     assertThat(jobs.out()).containsPattern("(?m)^nightly-report +report .* SCHEDULED +20");
     Result show = kairos("show", "nightly-report");
-    assertThat(show.code()).isZero();
+    assertThat(show.code()).as("stderr: %s", show.err()).isZero();
     assertThat(show.out())
         .contains("misfire       catch up (threshold 1s)")
         .contains("state         SCHEDULED");
-    assertThat(kairos("preview", "nightly-report", "-n", "2").out().lines()).hasSize(4);
-    assertThat(kairos("pause", "nightly-report").out())
+    assertThat(ok("preview", "nightly-report", "-n", "2").lines()).hasSize(4);
+    assertThat(ok("pause", "nightly-report"))
         .isEqualTo("paused job 'nightly-report' (now PAUSED)\n");
-    assertThat(kairos("resume", "nightly-report").out())
+    assertThat(ok("resume", "nightly-report"))
         .isEqualTo("resumed job 'nightly-report' (now SCHEDULED)\n");
     assertThat(state("nightly-report")).isEqualTo(JobState.SCHEDULED);
 
     // Readable (the catch-up rule is the engine's, at firing time); overdue only past --overdue.
     String longerThanBehind = JobRules.MAX_CATCH_UP.plusDays(60).toString();
     Result doctor = kairos("doctor", "--overdue", longerThanBehind);
-    assertThat(doctor.code()).isZero();
+    assertThat(doctor.code()).as("stderr: %s", doctor.err()).isZero();
     assertThat(doctor.out()).contains("ok  jobs    3 readable").doesNotContain("PROBLEM");
     assertThat(kairos("doctor").out())
         .contains("PROBLEM  overdue  job 'nightly-report': due since ");
@@ -440,7 +446,7 @@ abstract class CliContract {
       st.execute("UPDATE " + prefix + "jobs SET schedule_kind = 'BOGUS' WHERE job_key = 'broken'");
     }
     Result r = kairos("doctor", "--handlers", "report");
-    assertThat(r.code()).isEqualTo(KairosCli.FAILED);
+    assertThat(r.code()).as("stderr: %s", r.err()).isEqualTo(KairosCli.FAILED);
     assertThat(r.out())
         .isEqualTo(
             """
@@ -459,13 +465,13 @@ abstract class CliContract {
       store.jobStore().register("node-a");
     }
     Result r = kairos("instances");
-    assertThat(r.code()).isZero();
+    assertThat(r.code()).as("stderr: %s", r.err()).isZero();
     assertThat(r.out().lines().toList())
         .hasSize(2)
         .first()
         .isEqualTo("INSTANCE  LAST HEARTBEAT        SECONDS AGO");
     assertThat(r.out().lines().toList().get(1)).startsWith("node-a    20");
-    JsonNode json = JobJson.mapper().readTree(kairos("--json", "instances").out());
+    JsonNode json = JobJson.mapper().readTree(ok("--json", "instances"));
     assertThat(json.get(0).get("instance").asText()).isEqualTo("node-a");
   }
 

@@ -210,4 +210,28 @@ class DatabaseEncodingTest {
           }
         });
   }
+
+  /**
+   * An instance id the database cannot hold (written with every run) is refused at {@code start()},
+   * naming it; before, the scheduler started and every write-back failed.
+   */
+  @Test
+  void schedulerOnLatin1_anInstanceIdItCannotHold_refusedAtStart() throws Exception {
+    withDatabase(
+        "LATIN1",
+        builder -> {
+          try (JdbcStore jdbc = builder.build();
+              Scheduler s =
+                  Kairos.builder()
+                      .store(jdbc)
+                      .instanceId("nœud-1")
+                      .handler("h", ctx -> {})
+                      .build()) {
+            assertThatThrownBy(s::start)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("instance id 'nœud-1' has a character")
+                .hasMessageContaining("'œ' (U+0153) at index 1");
+          }
+        });
+  }
 }

@@ -116,16 +116,17 @@ public interface JobStore extends StoreSource, AutoCloseable {
   Optional<JobRecord> runFinished(RunResult result);
 
   /**
-   * Why this store cannot hold the job's text as it is, or null if it can: a database whose
-   * encoding lacks a character of the key, handler name, data or calendar name (a PostgreSQL
-   * database in LATIN1 and a key in Japanese, say). The scheduler asks before writing, so {@code
+   * Why this store cannot hold {@code text} as it is, or null if it can: a database whose encoding
+   * lacks one of its characters (a PostgreSQL database in LATIN1 and a key in Japanese, say). The
+   * scheduler asks before writing a job's key, handler name, data and calendar name, so {@code
    * schedule} and {@code scheduleAll} refuse such a job with an {@link IllegalArgumentException}
-   * naming its key, and nothing is written. Null by default (stores that hold all of Unicode).
+   * naming its key and the field, and nothing is written; and at {@code start()} about its instance
+   * id, written with every run. Null by default (stores that hold all of Unicode).
    *
-   * @param spec a validated spec
-   * @return the problem, naming the field and the character, or null
+   * @param text the text
+   * @return the problem, naming the first character the store cannot hold, or null
    */
-  default String unstorable(dev.kairos.JobSpec spec) {
+  default String unholdable(String text) {
     return null;
   }
 

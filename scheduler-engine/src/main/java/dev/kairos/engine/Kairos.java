@@ -350,7 +350,9 @@ public final class Kairos {
 
     /**
      * This instance's id, recorded with each run (default: a random id): 1 to 200 characters, not
-     * blank, no control character and no unpaired surrogate (the rules of a job key).
+     * blank, no control character and no unpaired surrogate (the rules of a job key); {@code
+     * start()} also refuses one its store cannot hold ({@link dev.kairos.spi.JobStore#unholdable}:
+     * a PostgreSQL database in LATIN1, say).
      *
      * @param instanceId this instance's id
      * @return this builder

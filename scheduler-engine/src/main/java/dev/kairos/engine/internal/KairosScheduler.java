@@ -123,7 +123,7 @@ public final class KairosScheduler implements Scheduler {
             config.handlers().keySet(),
             config.defaultZone(),
             config.store().supportsConcurrentRuns(),
-            config.store()::unstorable);
+            config.store()::unholdable);
     this.wake = dispatcher::wake;
   }
 
@@ -212,6 +212,16 @@ public final class KairosScheduler implements Scheduler {
     for (int attempt = 1; ; attempt++) {
       try {
         config.store().open();
+        String problem = config.store().unholdable(config.instanceId());
+        if (problem != null) {
+          throw new IllegalStateException(
+              "instance id '"
+                  + config.instanceId()
+                  + "' "
+                  + problem
+                  + ": every run is written with it; choose one the store can hold"
+                  + " (Kairos.Builder.instanceId)");
+        }
         if (config.store() instanceof ClusterStore cs && cs.clustered()) {
           cs.register(config.instanceId());
         }

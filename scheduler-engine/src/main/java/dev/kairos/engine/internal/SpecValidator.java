@@ -48,29 +48,37 @@ public final class SpecValidator {
    *     > 1, is refused)
    */
   public SpecValidator(Set<String> handlers, ZoneId defaultZone, boolean concurrentRuns) {
-    this(handlers, defaultZone, concurrentRuns, spec -> null);
+    this(handlers, defaultZone, concurrentRuns, text -> null);
   }
 
   /**
    * @param handlers names of the registered handlers
    * @param defaultZone zone of cron schedules that name none
    * @param concurrentRuns whether the store keeps concurrent runs
-   * @param unstorable why the store cannot hold a spec's text, or null ({@link
-   *     dev.kairos.spi.JobStore#unstorable})
+   * @param unholdable why the store cannot hold a text, or null ({@link
+   *     dev.kairos.spi.JobStore#unholdable})
    */
   public SpecValidator(
       Set<String> handlers,
       ZoneId defaultZone,
       boolean concurrentRuns,
-      java.util.function.Function<JobSpec, String> unstorable) {
+      java.util.function.UnaryOperator<String> unholdable) {
     this.handlers = handlers;
     this.defaultZone = defaultZone;
     this.concurrentRuns = concurrentRuns;
-    this.unstorable = unstorable;
+    this.unholdable = unholdable;
   }
 
-  /** Asks the store whether it can hold a spec's text. */
-  private final java.util.function.Function<JobSpec, String> unstorable;
+  /** Asks the store whether it can hold a text. */
+  private final java.util.function.UnaryOperator<String> unholdable;
+
+  /** Refuses a text of the spec that the store cannot hold, naming the field. */
+  private void checkHoldable(String key, String field, String text) {
+    String problem = text == null ? null : unholdable.apply(text);
+    if (problem != null) {
+      throw bad(key, field + " " + problem);
+    }
+  }
 
   /** Whether the store keeps concurrent runs ({@code Overlap.allow}). */
   private final boolean concurrentRuns;
@@ -125,10 +133,10 @@ public final class SpecValidator {
               + " needs a store that keeps concurrent runs (JobStore.supportsConcurrentRuns());"
               + " this one does not");
     }
-    String problem = unstorable.apply(spec);
-    if (problem != null) {
-      throw bad(key, problem);
-    }
+    checkHoldable(key, "key", key);
+    checkHoldable(key, "handler name", handler);
+    checkHoldable(key, "data", spec.data().orElse(null));
+    checkHoldable(key, "calendar name", spec.calendar().orElse(null));
     return spec.schedule(checkSchedule(key, spec.schedule()));
   }
 

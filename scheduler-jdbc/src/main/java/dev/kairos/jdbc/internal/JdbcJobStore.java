@@ -638,35 +638,12 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   /**
-   * {@inheritDoc} Checked against the database's encoding ({@link Database#textCharset}): the key,
-   * the handler name, the data and the calendar name.
+   * {@inheritDoc} Checked against the database's encoding ({@link Database#textCharset}). A key it
+   * cannot hold belongs to no stored job: reads and deletions of one answer "none" without asking
+   * the database, which would refuse the statement.
    */
   @Override
-  public String unstorable(dev.kairos.JobSpec spec) {
-    if (database.textCharset() == null) {
-      return null;
-    }
-    String[][] fields = {
-      {"key", spec.key()},
-      {"handler name", spec.handler()},
-      {"data", spec.data().orElse(null)},
-      {"calendar name", spec.calendar().orElse(null)}
-    };
-    for (String[] f : fields) {
-      String problem = unholdable(f[1]);
-      if (problem != null) {
-        return f[0] + " " + problem;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Why the database cannot hold {@code text} (its first character the encoding lacks, with its
-   * index), or null if it can. A key it cannot hold belongs to no stored job: reads and deletions
-   * of one answer "none" without asking the database, which would refuse the statement.
-   */
-  private String unholdable(String text) {
+  public String unholdable(String text) {
     java.nio.charset.Charset cs = database.textCharset();
     if (cs == null || text == null) {
       return null;
@@ -675,7 +652,7 @@ public final class JdbcJobStore implements ClusterStore {
     for (int i = 0; i < text.length(); ) {
       int cp = text.codePointAt(i);
       int n = Character.charCount(cp);
-      if (cp == 0 || !encoder.canEncode(text.subSequence(i, i + n))) {
+      if (!encoder.canEncode(text.subSequence(i, i + n))) {
         return String.format(
             "has a character the database's encoding (%s) cannot hold: '%s' (U+%04X) at index %d",
             cs.name(), new String(Character.toChars(cp)), cp, i);
