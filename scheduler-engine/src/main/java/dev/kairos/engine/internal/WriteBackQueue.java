@@ -30,10 +30,11 @@ import org.slf4j.LoggerFactory;
  * loses nothing.
  *
  * <p>An item whose write failed may be put back for a <em>retry</em> after a delay ({@link
- * #retryLater}): a due retry is handed to the {@code retryWriter} alone, before the queue's next
- * batch, and the writer thread is free meanwhile. So a write-back the store refuses again and again
- * (one bad row) holds up neither its batch mates nor the write-backs queued after it: only its own
- * job waits. Retries left when the queue stops are handed to {@code abandon}.
+ * #retryLater}): a due retry is handed to the {@code retryWriter} alone (taking turns with the
+ * queue's batches while both wait), and the writer thread is free meanwhile. So a write-back the
+ * store refuses again and again (one bad row) holds up neither its batch mates nor the write-backs
+ * queued after it: only its own job waits. Retries left when the queue stops are handed to {@code
+ * abandon}.
  *
  * <p>The same queue, with one writer thread, writes mark-ahead batches of start marks (see {@code
  * FireRunner#writeMarks}).
@@ -71,6 +72,9 @@ final class WriteBackQueue<T> {
                   : Long.compare(a.seq, b.seq));
 
   private long retrySeq;
+
+  /** Whether a due retry goes before the queue's next batch. Guarded by the lock. */
+  private boolean retryTurn;
 
   /** An item waiting for its retry until {@code dueNanos} ({@link System#nanoTime}). */
   private record Retry<T>(T item, long dueNanos, long seq) {}
@@ -217,8 +221,10 @@ final class WriteBackQueue<T> {
       lock.lock();
       try {
         for (; ; ) {
-          retry = dueRetry();
+          // With both a batch and a due retry waiting, they take turns: neither starves the other.
+          retry = queue.isEmpty() || retryTurn ? dueRetry() : null;
           if (retry != null || !queue.isEmpty()) {
+            retryTurn = retry == null;
             break;
           }
           if (stopped) {

@@ -290,6 +290,44 @@ class WriteBackQueueTest {
     assertThat(abandoned).isEmpty();
   }
 
+  /**
+   * Batches and due retries take turns: a retry due while batches keep queuing is written after the
+   * batch in hand, before the next one (and a batch waits for one retry at most).
+   */
+  @Test
+  void batchesAndDueRetriesTakeTurns() throws InterruptedException {
+    List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CountDownLatch held = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch done = new CountDownLatch(4);
+    queue =
+        new WriteBackQueue<>(
+            b -> {
+              if (b.get(0).name().equals("b1")) {
+                held.countDown();
+                awaitQuietly(release);
+              }
+              order.add(b.get(0).name());
+              done.countDown();
+            },
+            0,
+            item -> false,
+            item -> {
+              order.add(item.name());
+              done.countDown();
+            },
+            item -> abandoned.add(item.name()));
+    queue.start(1, "test");
+    queue.submit(new Item("b1", true));
+    assertThat(held.await(30, TimeUnit.SECONDS)).isTrue();
+    queue.retryLater(new Item("r1", true), 0);
+    queue.retryLater(new Item("r2", true), 0);
+    queue.submit(new Item("b2", true));
+    release.countDown();
+    assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(order).containsExactly("b1", "r1", "b2", "r2");
+  }
+
   private static void awaitQuietly(CountDownLatch latch) {
     try {
       latch.await(30, TimeUnit.SECONDS);
