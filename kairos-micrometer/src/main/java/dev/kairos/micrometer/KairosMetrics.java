@@ -26,7 +26,7 @@ import java.util.function.ToIntFunction;
  * <pre>{@code
  * KairosMetrics metrics = KairosMetrics.builder(registry).build();
  * Scheduler scheduler = Kairos.builder().listener(metrics)...build();
- * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store, instances, limits
+ * metrics.bindTo(scheduler);   // gauges: queued, running, workers, store, write-backs waiting, instances, limits
  * }</pre>
  *
  * <p>Run meters carry the tags {@code key} (the job key) and {@code handler}; for stores with many
@@ -87,6 +87,13 @@ public final class KairosMetrics implements SchedulerListener {
   public static final String STORE_WRITEBACK = "kairos.store.writeback.duration";
 
   /**
+   * Gauge: runs whose write-back the store failed and that wait for a retry of their own; their
+   * jobs do not fire until written. Above 0 while {@value #STORE_AVAILABLE} is 1, the store refuses
+   * those runs (the log names each job): alert on it.
+   */
+  public static final String STORE_WRITEBACK_WAITING = "kairos.store.writeback.waiting";
+
+  /**
    * Gauge: cluster mode, instances whose heartbeat is current, this one included (0 outside cluster
    * mode).
    */
@@ -143,10 +150,10 @@ public final class KairosMetrics implements SchedulerListener {
   /**
    * Registers the gauges over {@code scheduler.stats()}: {@value #JOBS_QUEUED}, {@value
    * #JOBS_RUNNING}, {@value #WORKERS}, {@value #WORKERS_BUSY}, {@value #STORE_AVAILABLE}, {@value
-   * #CLUSTER_INSTANCES}; and for each concurrency limit in {@code scheduler.limits()} (read once
-   * here: limits are fixed when the scheduler is built), {@value #LIMIT_PERMITS}, {@value
-   * #LIMIT_RUNNING} and {@value #LIMIT_WAITING}, tagged {@code limit}. The registry holds the
-   * scheduler weakly, as Micrometer gauges do.
+   * #STORE_WRITEBACK_WAITING}, {@value #CLUSTER_INSTANCES}; and for each concurrency limit in
+   * {@code scheduler.limits()} (read once here: limits are fixed when the scheduler is built),
+   * {@value #LIMIT_PERMITS}, {@value #LIMIT_RUNNING} and {@value #LIMIT_WAITING}, tagged {@code
+   * limit}. The registry holds the scheduler weakly, as Micrometer gauges do.
    *
    * @param scheduler the scheduler whose stats and limits the gauges read
    */
@@ -162,6 +169,12 @@ public final class KairosMetrics implements SchedulerListener {
         s -> s.stats().storeAvailable() ? 1 : 0,
         null,
         "1 while the store answers, 0 while it is retried");
+    gauge(
+        STORE_WRITEBACK_WAITING,
+        scheduler,
+        s -> s.stats().writeBacksWaiting(),
+        "runs",
+        "Runs whose write-back waits for a retry; their jobs do not fire until written");
     gauge(
         CLUSTER_INSTANCES,
         scheduler,

@@ -226,6 +226,24 @@ class KairosMetricsTest {
   }
 
   @Test
+  void writeBacksWaitingGauge_readsStats() {
+    Scheduler refusing =
+        (Scheduler)
+            Proxy.newProxyInstance(
+                Scheduler.class.getClassLoader(),
+                new Class<?>[] {Scheduler.class},
+                (proxy, method, args) ->
+                    switch (method.getName()) {
+                      case "stats" -> new SchedulerStats(0, 0, 4, true, 0, true, 2);
+                      case "limits" -> List.of();
+                      default -> throw new UnsupportedOperationException(method.getName());
+                    });
+    KairosMetrics.builder(registry).build().bindTo(refusing);
+
+    assertThat(registry.get(KairosMetrics.STORE_WRITEBACK_WAITING).gauge().value()).isEqualTo(2);
+  }
+
+  @Test
   void clusterInstancesGauge_isZeroOutsideClusterMode() {
     start(KairosMetrics.builder(registry).build());
     assertThat(registry.get(KairosMetrics.CLUSTER_INSTANCES).gauge().value()).isZero();

@@ -11,8 +11,10 @@ import java.util.Map;
  *
  * @param up whether the scheduler is healthy
  * @param details what the indicators show: store ({@code up} or {@code retrying}), queued and
- *     running jobs, workers; in cluster mode also this instance ({@code alive} or {@code heartbeat
- *     late}) and the live instances
+ *     running jobs, workers; write-backs waiting for a retry when there are any (runs the store
+ *     refused: their jobs do not fire until written; UP all the same, since a restart cannot mend
+ *     what the store refuses); in cluster mode also this instance ({@code alive} or {@code
+ *     heartbeat late}) and the live instances
  */
 record KairosHealth(boolean up, Map<String, Object> details) {
 
@@ -23,6 +25,9 @@ record KairosHealth(boolean up, Map<String, Object> details) {
     details.put("queuedJobs", stats.queuedJobs());
     details.put("runningJobs", stats.runningJobs());
     details.put("workers", stats.workers());
+    if (stats.writeBacksWaiting() > 0) {
+      details.put("writeBacksWaiting", stats.writeBacksWaiting());
+    }
     if (stats.liveInstances() > 0 || !stats.instanceAlive()) { // cluster mode
       details.put("instance", stats.instanceAlive() ? "alive" : "heartbeat late");
       details.put("liveInstances", stats.liveInstances());

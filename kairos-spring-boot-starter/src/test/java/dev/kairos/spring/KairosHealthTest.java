@@ -42,4 +42,17 @@ class KairosHealthTest {
         .containsEntry("store", "up")
         .containsEntry("instance", "heartbeat late");
   }
+
+  /**
+   * Runs the store refuses wait for retries: shown, and still UP (a restart would not mend what the
+   * store refuses); absent when there are none.
+   */
+  @Test
+  void writeBacksWaiting_shownWhileAny_stillUp() {
+    KairosHealth h = KairosHealth.of(new SchedulerStats(0, 0, 4, true, 0, true, 2));
+    assertThat(h.up()).isTrue();
+    assertThat(h.details()).containsEntry("writeBacksWaiting", 2);
+    assertThat(KairosHealth.of(new SchedulerStats(0, 0, 4, true)).details())
+        .doesNotContainKey("writeBacksWaiting");
+  }
 }

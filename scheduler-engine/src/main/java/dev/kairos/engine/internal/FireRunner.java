@@ -365,6 +365,15 @@ final class FireRunner {
     }
   }
 
+  /** Write-backs put back for a retry of their own and not written or given up yet. */
+  private final java.util.concurrent.atomic.AtomicInteger writeBacksWaiting =
+      new java.util.concurrent.atomic.AtomicInteger();
+
+  /** Write-backs waiting for a retry of their own ({@link dev.kairos.SchedulerStats}). */
+  int writeBacksWaiting() {
+    return writeBacksWaiting.get();
+  }
+
   /** A writer thread: a write-back whose retry is due, written alone. */
   private void writeAgain(Queued q) {
     writeAlone(q);
@@ -380,6 +389,9 @@ final class FireRunner {
       stored = Objects.requireNonNullElse(config.store().runFinished(q.result()), Optional.empty());
       health.ok();
     } catch (UnreadableJobException ex) {
+      if (q.failures() > 0) {
+        writeBacksWaiting.decrementAndGet();
+      }
       engineFailure(q.entry(), ex); // permanent: retrying cannot help
       dispatcher.finish(q.entry(), null);
       return true;
@@ -398,6 +410,9 @@ final class FireRunner {
    * DEBUG: an outage is logged once by {@link StoreHealth}.
    */
   private void writeLater(Queued q, RuntimeException failure) {
+    if (q.failures() == 0) {
+      writeBacksWaiting.incrementAndGet();
+    }
     boolean warn = !q.warned() && !health.isDown();
     if (warn) {
       log.warn(
@@ -424,6 +439,9 @@ final class FireRunner {
 
   /** Runs a write-back's continuation: empty {@code answer} means abandoned at shutdown. */
   private void completeWriteBack(Queued q, Optional<Optional<JobRecord>> answer) {
+    if (q.failures() > 0) {
+      writeBacksWaiting.decrementAndGet();
+    }
     try {
       afterRun(q.entry(), writtenBack(q.result(), q.ctx(), answer, q.begin()).orElse(null));
     } catch (RuntimeException ex) {

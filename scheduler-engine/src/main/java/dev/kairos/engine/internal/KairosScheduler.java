@@ -1298,7 +1298,8 @@ public final class KairosScheduler implements Scheduler {
         config.workers(),
         !health.isDown(),
         sync == null ? 0 : sync.liveInstances(),
-        sync == null || sync.alive());
+        sync == null || sync.alive(),
+        runner.writeBacksWaiting());
   }
 
   @Override

@@ -155,6 +155,8 @@ class RefusedWriteBackTest {
       reachSlot(slot);
     }
     assertThat(batchesRefused.get()).as("refused runs shared batches with others").isPositive();
+    assertThat(scheduler.stats().writeBacksWaiting()).isEqualTo(REFUSED.size());
+    assertThat(scheduler.stats().storeAvailable()).isTrue();
     for (String key : REFUSED) {
       // Its run is not written: the job does not fire again (it would run from a state the store
       // lacks), and nothing was lost or doubled.
@@ -174,6 +176,7 @@ class RefusedWriteBackTest {
                 assertThat(storedRuns(key)).as("runs of %s written", key).isEqualTo(2L);
               }
             });
+    assertThat(scheduler.stats().writeBacksWaiting()).isZero();
     clock.set(Harness.T0.plus(PERIOD.multipliedBy(5)));
     await()
         .atMost(Duration.ofSeconds(20))
