@@ -204,41 +204,42 @@ class KairosMetricsTest {
     assertThat(other.get(KairosMetrics.CHANGES_MISSED).counter().count()).isEqualTo(1);
   }
 
+  /** A scheduler whose stats() are {@code stats} and that has no limits; nothing else answers. */
+  private static Scheduler reporting(SchedulerStats stats) {
+    return reporting(stats, List::of);
+  }
+
+  /**
+   * A scheduler answering stats() and limits() alone, limits() from {@code limits} at each call.
+   */
+  private static Scheduler reporting(
+      SchedulerStats stats, java.util.function.Supplier<List<LimitStatus>> limits) {
+    return (Scheduler)
+        Proxy.newProxyInstance(
+            Scheduler.class.getClassLoader(),
+            new Class<?>[] {Scheduler.class},
+            (proxy, method, args) ->
+                switch (method.getName()) {
+                  case "stats" -> stats;
+                  case "limits" -> limits.get();
+                  default -> throw new UnsupportedOperationException(method.getName());
+                });
+  }
+
   @Test
   void clusterInstancesGauge_readsLiveInstancesFromStats() {
-    Scheduler clustered =
-        (Scheduler)
-            Proxy.newProxyInstance(
-                Scheduler.class.getClassLoader(),
-                new Class<?>[] {Scheduler.class},
-                (proxy, method, args) -> {
-                  if (method.getName().equals("stats")) {
-                    return new SchedulerStats(0, 0, 4, true, 3, true);
-                  }
-                  if (method.getName().equals("limits")) {
-                    return List.of();
-                  }
-                  throw new UnsupportedOperationException(method.getName());
-                });
-    KairosMetrics.builder(registry).build().bindTo(clustered);
+    KairosMetrics.builder(registry)
+        .build()
+        .bindTo(reporting(new SchedulerStats(0, 0, 4, true, 3, true)));
 
     assertThat(registry.get(KairosMetrics.CLUSTER_INSTANCES).gauge().value()).isEqualTo(3);
   }
 
   @Test
   void writeBacksWaitingGauge_readsStats() {
-    Scheduler refusing =
-        (Scheduler)
-            Proxy.newProxyInstance(
-                Scheduler.class.getClassLoader(),
-                new Class<?>[] {Scheduler.class},
-                (proxy, method, args) ->
-                    switch (method.getName()) {
-                      case "stats" -> new SchedulerStats(0, 0, 4, true, 0, true, 2);
-                      case "limits" -> List.of();
-                      default -> throw new UnsupportedOperationException(method.getName());
-                    });
-    KairosMetrics.builder(registry).build().bindTo(refusing);
+    KairosMetrics.builder(registry)
+        .build()
+        .bindTo(reporting(new SchedulerStats(0, 0, 4, true, 0, true, 2)));
 
     assertThat(registry.get(KairosMetrics.STORE_WRITEBACK_WAITING).gauge().value()).isEqualTo(2);
   }
@@ -315,17 +316,7 @@ class KairosMetricsTest {
             List.of(
                 new LimitStatus("crm", 1, Set.of("pull", "push"), 1, 7),
                 new LimitStatus("export", 3, Set.of("export"), 2, 0)));
-    Scheduler limited =
-        (Scheduler)
-            Proxy.newProxyInstance(
-                Scheduler.class.getClassLoader(),
-                new Class<?>[] {Scheduler.class},
-                (proxy, method, args) ->
-                    switch (method.getName()) {
-                      case "stats" -> new SchedulerStats(0, 0, 4, true);
-                      case "limits" -> List.copyOf(reported);
-                      default -> throw new UnsupportedOperationException(method.getName());
-                    });
+    Scheduler limited = reporting(new SchedulerStats(0, 0, 4, true), () -> List.copyOf(reported));
     KairosMetrics.builder(registry).build().bindTo(limited);
 
     assertThat(registry.find(KairosMetrics.LIMIT_RUNNING).gauges()).hasSize(2);
