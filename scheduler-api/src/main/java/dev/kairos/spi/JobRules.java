@@ -10,7 +10,6 @@ import dev.kairos.Schedule;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.function.IntPredicate;
 
 /**
  * The one set of rules a job must satisfy, applied both to what the API is given ({@code
@@ -108,7 +107,7 @@ public final class JobRules {
     if (error == null) {
       return null;
     }
-    String s = escaped(error, c -> c == 0 || Character.isSurrogate((char) c));
+    String s = escaped(error, (t, i, n) -> n == 1 && unholdableByAny(t.charAt(i)));
     if (s.length() <= MAX_ERROR_LENGTH) {
       return s;
     }
@@ -134,25 +133,18 @@ public final class JobRules {
       return storableError(error);
     }
     java.nio.charset.CharsetEncoder encoder = charset.newEncoder();
-    StringBuilder b = null;
-    for (int i = 0; i < error.length(); ) {
-      int n = isPairAt(error, i) ? 2 : 1;
-      CharSequence unit = error.subSequence(i, i + n);
-      char c = error.charAt(i);
-      boolean escape = c == 0 || (n == 1 && Character.isSurrogate(c)) || !encoder.canEncode(unit);
-      if (escape && b == null) {
-        b = new StringBuilder(error.length() + 16).append(error, 0, i);
-      }
-      if (escape) {
-        for (int k = 0; k < n; k++) {
-          b.append(String.format("\\u%04x", (int) error.charAt(i + k)));
-        }
-      } else if (b != null) {
-        b.append(unit);
-      }
-      i += n;
-    }
-    return storableError(b == null ? error : b.toString());
+    return storableError(
+        escaped(
+            error,
+            (t, i, n) ->
+                n == 1
+                    ? unholdableByAny(t.charAt(i)) || !encoder.canEncode(t.charAt(i))
+                    : !encoder.canEncode(t.subSequence(i, i + n))));
+  }
+
+  /** A NUL (PostgreSQL cannot store one) or half a surrogate pair (no UTF-8 column holds one). */
+  private static boolean unholdableByAny(char c) {
+    return c == 0 || Character.isSurrogate(c);
   }
 
   private static boolean isPairAt(String s, int i) {
@@ -571,32 +563,41 @@ public final class JobRules {
     if (s == null || badCharacter(s) == null) {
       return s;
     }
-    return escaped(s, c -> Character.isISOControl(c) || Character.isSurrogate((char) c));
+    return escaped(
+        s,
+        (t, i, n) ->
+            n == 1 && (Character.isISOControl(t.charAt(i)) || Character.isSurrogate(t.charAt(i))));
   }
 
   /**
-   * The text with each character {@code escape} accepts written as a backslash-u code; the two
-   * halves of a surrogate pair are never escaped.
+   * Which characters {@link #escaped} writes as backslash-u codes: asked once per character, the
+   * {@code length} chars of {@code s} from {@code at} (2 for a surrogate pair, else 1, half a pair
+   * included).
    */
-  private static String escaped(String s, IntPredicate escape) {
+  @FunctionalInterface
+  private interface Escape {
+    boolean test(String s, int at, int length);
+  }
+
+  /**
+   * The text with each character {@code escape} accepts written as backslash-u codes (both halves
+   * of a surrogate pair it accepts).
+   */
+  private static String escaped(String s, Escape escape) {
     StringBuilder b = null;
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      boolean pair = isPairAt(s, i);
-      if (!pair && escape.test(c)) {
+    for (int i = 0; i < s.length(); ) {
+      int n = isPairAt(s, i) ? 2 : 1;
+      if (escape.test(s, i, n)) {
         if (b == null) {
           b = new StringBuilder(s.length() + 8).append(s, 0, i);
         }
-        b.append(String.format("\\u%04x", (int) c));
-      } else if (b != null) {
-        b.append(c);
-        if (pair) {
-          b.append(s.charAt(i + 1));
+        for (int k = i; k < i + n; k++) {
+          b.append(String.format("\\u%04x", (int) s.charAt(k)));
         }
+      } else if (b != null) {
+        b.append(s, i, i + n);
       }
-      if (pair) {
-        i++;
-      }
+      i += n;
     }
     return b == null ? s : b.toString();
   }

@@ -257,7 +257,7 @@ final class FireRunner {
               this::writeBatch,
               cluster == null ? WRITE_BACK_LINGER_NANOS : 0,
               this::mayLinger,
-              this::writeAgain,
+              this::writeAlone, // a retry that is due: alone
               item -> completeWriteBack(item, Optional.empty()));
       q.start(threads, config.instanceId());
       if (cluster == null) {
@@ -372,11 +372,6 @@ final class FireRunner {
   /** Write-backs waiting for a retry of their own ({@link dev.kairos.SchedulerStats}). */
   int writeBacksWaiting() {
     return writeBacksWaiting.get();
-  }
-
-  /** A writer thread: a write-back whose retry is due, written alone. */
-  private void writeAgain(Queued q) {
-    writeAlone(q);
   }
 
   /**

@@ -65,19 +65,13 @@ final class WriteBackQueue<T> {
 
   /** Items put back by {@link #retryLater}, earliest due first. Guarded by the lock. */
   private final PriorityQueue<Retry<T>> retries =
-      new PriorityQueue<>(
-          (a, b) ->
-              a.dueNanos != b.dueNanos
-                  ? Long.compare(a.dueNanos - b.dueNanos, 0)
-                  : Long.compare(a.seq, b.seq));
+      new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos - b.dueNanos, 0));
 
-  private long retrySeq;
+  /** An item waiting for its retry until {@code dueNanos} ({@link System#nanoTime}). */
+  private record Retry<T>(T item, long dueNanos) {}
 
   /** Whether a due retry goes before the queue's next batch. Guarded by the lock. */
   private boolean retryTurn;
-
-  /** An item waiting for its retry until {@code dueNanos} ({@link System#nanoTime}). */
-  private record Retry<T>(T item, long dueNanos, long seq) {}
 
   private final Consumer<List<T>> writer;
   private final Consumer<T> retryWriter;
@@ -180,7 +174,7 @@ final class WriteBackQueue<T> {
       if (stopped) {
         return false;
       }
-      retries.add(new Retry<>(item, System.nanoTime() + delayNanos, retrySeq++));
+      retries.add(new Retry<>(item, System.nanoTime() + delayNanos));
       work.signal();
       return true;
     } finally {

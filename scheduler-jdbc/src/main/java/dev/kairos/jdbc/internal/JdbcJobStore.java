@@ -604,7 +604,7 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public Optional<JobRecord> runFinished(RunResult x) {
     startMarks.finished(x.key());
-    Optional<JobRecord> stored = commit(storable(x));
+    Optional<JobRecord> stored = commit(storable(x, database.textCharset()));
     signal();
     return stored;
   }
@@ -614,13 +614,13 @@ public final class JdbcJobStore implements ClusterStore {
    * JobRules#storableError(String, java.nio.charset.Charset)}): written so, and so in the record
    * returned.
    */
-  private RunResult storable(RunResult x) {
-    RunRecord run = storable(x.run());
+  private static RunResult storable(RunResult x, java.nio.charset.Charset charset) {
+    RunRecord run = storable(x.run(), charset);
     return run == x.run() ? x : new RunResult(run, x.expectedVersion(), x.next(), x.spec());
   }
 
-  private RunRecord storable(RunRecord run) {
-    String error = JobRules.storableError(run.error(), database.textCharset());
+  private static RunRecord storable(RunRecord run, java.nio.charset.Charset charset) {
+    String error = JobRules.storableError(run.error(), charset);
     if (Objects.equals(error, run.error())) {
       return run;
     }
@@ -714,7 +714,8 @@ public final class JdbcJobStore implements ClusterStore {
     if (given.isEmpty()) {
       return List.of();
     }
-    List<RunResult> results = given.stream().map(this::storable).toList();
+    java.nio.charset.Charset charset = database.textCharset();
+    List<RunResult> results = given.stream().map(x -> storable(x, charset)).toList();
     Integer[] order = new Integer[results.size()];
     for (int i = 0; i < order.length; i++) {
       order[i] = i;
@@ -878,7 +879,7 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public void recordSkipped(RunRecord given) {
     JobRules.checkRun(given);
-    RunRecord skipped = storable(given);
+    RunRecord skipped = storable(given, database.textCharset());
     if (settings.historyPerJob() == 0) {
       return;
     }
@@ -983,7 +984,7 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public boolean finishConcurrentRun(RunRecord given, String instance) {
     JobRules.checkRun(given);
-    RunRecord run = storable(given);
+    RunRecord run = storable(given, database.textCharset());
     return database.inTransaction(
         "writing back concurrent run " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
@@ -1000,7 +1001,7 @@ public final class JdbcJobStore implements ClusterStore {
   @Override
   public boolean finishBackfill(RunRecord given, String instance) {
     JobRules.checkRun(given);
-    RunRecord run = storable(given);
+    RunRecord run = storable(given, database.textCharset());
     return database.inTransaction(
         "writing back backfill slot " + run.scheduledFireTime() + " of job '" + run.key() + "'",
         h -> {
