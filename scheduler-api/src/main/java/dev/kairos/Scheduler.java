@@ -227,7 +227,13 @@ public interface Scheduler extends AutoCloseable {
    * <p>Called from a run of this scheduler (a job that shuts the application down, directly or
    * through a framework closing on the same thread), it cannot wait for that run: it stops
    * everything else as above and returns; the run is not interrupted, and is written back, and the
-   * store closed, when it ends.
+   * store closed, when it ends. Called from a listener on a thread the close waits for (a
+   * write-back or cluster thread), it stops taking fires, hands the rest of the close to a thread
+   * of its own and returns.
+   *
+   * <p>A call while an earlier close is under way returns once that close has ended (store
+   * closed): it waits up to the grace period for a run that began the close, then interrupts it,
+   * and waits 5 seconds more. On a thread of this scheduler it returns at once.
    */
   @Override
   void close();

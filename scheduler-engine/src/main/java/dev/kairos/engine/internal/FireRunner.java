@@ -268,6 +268,15 @@ final class FireRunner {
   }
 
   /**
+   * Whether the calling thread is a writer thread of the write-back queue (where {@code
+   * runWrittenBack} listeners run), which the close waits for.
+   */
+  boolean onWriterThread() {
+    WriteBackQueue<Queued> q = writeBacks;
+    return q != null && q.onWriterThread();
+  }
+
+  /**
    * Close: waits until the queued write-backs are written (their retries give up after the grace
    * period, as a worker's do), then clears the start marks of entries that were marked in a batch
    * but never ran, so a clean stop leaves no false recovery. Returns false if some were left.

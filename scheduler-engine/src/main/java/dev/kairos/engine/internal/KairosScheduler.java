@@ -87,6 +87,13 @@ public final class KairosScheduler implements Scheduler {
   /** The thread of a run that called {@link #close()}, which finishes the close; else null. */
   private volatile Thread closer;
 
+  /** The thread a close called from a writer or the cluster thread goes on on; else null. */
+  private volatile Thread closeThread;
+
+  /** Counted down when a close has ended: threads stopped, store closed. */
+  private final java.util.concurrent.CountDownLatch closed =
+      new java.util.concurrent.CountDownLatch(1);
+
   private final Set<String> warnedHandlers = ConcurrentHashMap.newKeySet();
 
   /** Jobs the store returned but {@link JobRules} refuses at load time: key → reason. */
@@ -1086,12 +1093,25 @@ public final class KairosScheduler implements Scheduler {
    * <p>Called from a run of this scheduler (its handler or a listener, on a worker or the backfill
    * thread: a job that shuts the application down), it does all of the above except wait for, or
    * interrupt, that run, and returns; when that run ends its thread writes it back, stops the
-   * remaining threads and closes the store (see {@link #finishClose}).
+   * remaining threads and closes the store (see {@link #finishClose}). Called from a listener on a
+   * write-back writer or the cluster thread, which the close waits for, it stops taking fires and
+   * hands the rest to a thread of its own. A later call waits for a close in progress (see {@link
+   * #awaitClosed}).
    */
   @Override
-  public synchronized void close() {
+  public void close() {
+    if (!beginClose()) {
+      awaitClosed();
+    }
+  }
+
+  /**
+   * The first close: stops taking fires and closes, here or, where this thread is one the close
+   * waits for, on a thread of its own. False if the scheduler was already closed or closing.
+   */
+  private synchronized boolean beginClose() {
     if (state.getAndSet(CLOSED) == CLOSED) {
-      return;
+      return false;
     }
     closing = true;
     Thread self = Thread.currentThread();
@@ -1099,6 +1119,28 @@ public final class KairosScheduler implements Scheduler {
     backfills.stop(); // no backfill run starts from here on
     dispatcher.shutdown();
     config.time().removeListener(wake);
+    if (!fromRun && (runner.onWriterThread() || self == clusterThread)) {
+      Thread rest = new Thread(() -> closeRest(false), "kairos-close-" + config.instanceId());
+      rest.setDaemon(true); // the keep-alive thread holds the JVM until the close ends
+      closeThread = rest;
+      rest.start();
+      log.info(
+          "close() called from a listener on thread {}: the close goes on on thread {}",
+          self.getName(),
+          rest.getName());
+      return true;
+    }
+    closeRest(fromRun);
+    return true;
+  }
+
+  /**
+   * The rest of a first close, on the thread that called it or on a close thread: waits for the
+   * other runs up to the grace period, interrupts them, then closes (unless a run of the calling
+   * thread called it: that run's thread closes when the run ends).
+   */
+  private void closeRest(boolean fromRun) {
+    Thread self = Thread.currentThread();
     long graceNanos = config.gracePeriod().toNanos();
     long graceDeadline = System.nanoTime() + graceNanos;
     joinUntil(graceDeadline);
@@ -1128,6 +1170,45 @@ public final class KairosScheduler implements Scheduler {
       return;
     }
     finishClose(interruptDeadline);
+  }
+
+  /**
+   * A close() after the first: returns once that close has ended, the store closed. Waits up to the
+   * grace period; then interrupts the run that called the first close, if it still runs, and waits
+   * {@link #INTERRUPT_WAIT} more before it reports and returns. Returns at once on a thread of this
+   * scheduler (a worker, the backfill, a writer or the cluster thread), which the first close may
+   * wait for.
+   */
+  private void awaitClosed() {
+    Thread self = Thread.currentThread();
+    if (workers.contains(self)
+        || self == backfillThread
+        || self == clusterThread
+        || self == closeThread
+        || runner.onWriterThread()) {
+      return;
+    }
+    try {
+      if (closed.await(config.gracePeriod().toNanos(), TimeUnit.NANOSECONDS)) {
+        return;
+      }
+      Thread run = closer;
+      if (run != null && run.isAlive()) {
+        log.warn(
+            "grace period {} over; interrupting the run on thread {} that called close()",
+            config.gracePeriod(),
+            run.getName());
+        run.interrupt();
+      }
+      if (!closed.await(INTERRUPT_WAIT.toNanos(), TimeUnit.NANOSECONDS)) {
+        log.error(
+            "close() returns while the close begun earlier has not ended after the grace period"
+                + " and {} more (a run that called close() ignores interruption?)",
+            INTERRUPT_WAIT);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 
   /**
@@ -1194,31 +1275,35 @@ public final class KairosScheduler implements Scheduler {
    * ended and been handed to the write-back.
    */
   private void finishClose(long interruptDeadline) {
-    stopClusterSync(interruptDeadline);
-    runner.replacer.stop();
-    if (!runner.stopWriteBackQueue(
-        Math.max(interruptDeadline, System.nanoTime() + 1_000_000_000L))) {
-      log.error(
-          "some write-backs were still unwritten at close (the store fails?); those fires run"
-              + " again at the next start");
-    }
-    List<String> stuck = otherWorkers().filter(Thread::isAlive).map(Thread::getName).toList();
-    if (!stuck.isEmpty()) {
-      log.error(
-          "job(s) {} still running {} after the grace period and interruption: worker thread(s)"
-              + " {} ignored interruption. close() returns anyway; they are daemon threads and do"
-              + " not keep the JVM alive, but their run's outcome will not be recorded",
-          dispatcher.runningKeys(),
-          INTERRUPT_WAIT,
-          stuck);
-    }
-    keepAlive.countDown();
     try {
-      config.store().close();
-    } catch (Exception ex) {
-      log.warn("closing the store failed", ex);
+      stopClusterSync(interruptDeadline);
+      runner.replacer.stop();
+      if (!runner.stopWriteBackQueue(
+          Math.max(interruptDeadline, System.nanoTime() + 1_000_000_000L))) {
+        log.error(
+            "some write-backs were still unwritten at close (the store fails?); those fires run"
+                + " again at the next start");
+      }
+      List<String> stuck = otherWorkers().filter(Thread::isAlive).map(Thread::getName).toList();
+      if (!stuck.isEmpty()) {
+        log.error(
+            "job(s) {} still running {} after the grace period and interruption: worker thread(s)"
+                + " {} ignored interruption. close() returns anyway; they are daemon threads and do"
+                + " not keep the JVM alive, but their run's outcome will not be recorded",
+            dispatcher.runningKeys(),
+            INTERRUPT_WAIT,
+            stuck);
+      }
+      keepAlive.countDown();
+      try {
+        config.store().close();
+      } catch (Exception ex) {
+        log.warn("closing the store failed", ex);
+      }
+      log.info("Kairos instance {} closed", config.instanceId());
+    } finally {
+      closed.countDown();
     }
-    log.info("Kairos instance {} closed", config.instanceId());
   }
 
   /** Waits for the backfill thread (stopped by close) until the deadline (System.nanoTime()). */

@@ -78,7 +78,7 @@ final class WriteBackQueue<T> {
   private final Consumer<T> abandon;
   private final long lingerNanos;
   private final Predicate<T> mayWait;
-  private final List<Thread> threads = new ArrayList<>();
+  private final List<Thread> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
   private int writing;
   private boolean stopped;
 
@@ -145,6 +145,11 @@ final class WriteBackQueue<T> {
       threads.add(t);
       t.start();
     }
+  }
+
+  /** Whether the calling thread is one of this queue's writer threads. */
+  boolean onWriterThread() {
+    return threads.contains(Thread.currentThread());
   }
 
   /** Queues one write-back; a writer picks it up at once if idle. */
