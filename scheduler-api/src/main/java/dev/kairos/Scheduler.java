@@ -231,9 +231,9 @@ public interface Scheduler extends AutoCloseable {
    * write-back or cluster thread), it stops taking fires, hands the rest of the close to a thread
    * of its own and returns.
    *
-   * <p>A call while an earlier close is under way returns once that close has ended (store
-   * closed): it waits up to the grace period for a run that began the close, then interrupts it,
-   * and waits 5 seconds more. On a thread of this scheduler it returns at once.
+   * <p>A call while an earlier close is under way returns once that close has ended (store closed):
+   * it waits up to the grace period for a run that began the close, then interrupts it, and waits 5
+   * seconds more. On a thread of this scheduler it returns at once.
    */
   @Override
   void close();

@@ -82,7 +82,9 @@ public interface JobStore extends StoreSource, AutoCloseable {
 
   /**
    * Jobs with a due time, ordered by (due time, key), strictly after {@code after} (null: from the
-   * start) and due strictly before {@code before}; at most {@code limit}.
+   * start) and due strictly before {@code before}; at most {@code limit}. Keys of one due time may
+   * come in the store's own order (a database's collation), the same in every call; the engine does
+   * not assume Java's.
    *
    * @param after the position to start after, or null
    * @param before the due-time bound, exclusive

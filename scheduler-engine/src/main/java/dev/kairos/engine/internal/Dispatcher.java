@@ -94,10 +94,14 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>Heap order is (due, seq); {@code heapIndex == -1} iff the entry is not queued.
  *   <li>A tracked entry is queued or running, never both; an untracked job is in neither. At most
  *       one entry per key. An entry in the ready queue is running (not queued).
- *   <li>Window coverage: every job in the store with a due time whose (due, key) is at or before
- *       {@link #covered} is tracked. Loading a window advances {@code covered}; while a load runs,
- *       {@link #loading} holds the cursor it may reach, and jobs re-queued meanwhile compare
- *       against that, so a load and a re-queue can never both leave a job out.
+ *   <li>Window coverage: every job in the store due before {@link #covered}'s due time is tracked,
+ *       and so is every job at that due time that a load handed out (loads resume after {@code
+ *       covered} in the store's own key order, which need not be Java's). Loading a window advances
+ *       {@code covered}; while a load runs, {@link #loading} holds the cursor it may reach. A job
+ *       changed or finished with a due time at or before that of {@code covered} or {@code loading}
+ *       is queued ({@link #inWindow}), so a load and a re-queue can never both leave a job out; a
+ *       later page that returns it too finds it tracked, or finds its row no newer than {@link
+ *       #finishedVersions} says, and skips it.
  *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
  *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries whose
  *       {@link Entry#permit} is it, the lanes and the backfill runs holding one of its permits, at
@@ -138,9 +142,10 @@ final class Dispatcher {
 
   /**
    * Versions of the records that recently ended a job's tracking at {@link #finish} (nothing left
-   * to queue: paused, complete, deleted), so that a change's notice arriving just after, older than
-   * what the write-back stored, cannot queue the job again. Bounded: such notices arrive within
-   * moments of the finish. Guarded by lock.
+   * to queue: paused, complete, due after the window; for a job gone, one more than the newest
+   * version its run saw), so that a change's notice arriving just after, or a row a window load
+   * read before the write-back, older than what the write-back stored, cannot queue the job again.
+   * Bounded: such notices and loads arrive within moments of the finish. Guarded by lock.
    */
   private final Map<String, Long> finishedVersions =
       new java.util.LinkedHashMap<>() {
@@ -296,7 +301,9 @@ final class Dispatcher {
         }
       }
     } finally {
-      if ((leader == null && (heap.peek() != null || backoffDeadline() != Long.MAX_VALUE))
+      if (loading == null && truncated && loadDue(0)) {
+        deadlineChanged(); // this take made a load due (see loadDue): a waiting worker does it
+      } else if ((leader == null && (heap.peek() != null || backoffDeadline() != Long.MAX_VALUE))
           || !ready.isEmpty()) {
         available.signal();
       }
@@ -326,21 +333,38 @@ final class Dispatcher {
   }
 
   /**
-   * Call only with the lock held. A truncated window is reloaded when fewer than half a window of
+   * Call only with the lock held. A truncated window is read on when fewer than half a window of
    * fires are queued, those waiting for a permit included (else a backlog of them would load window
-   * after window while the heap stays empty).
+   * after window while the heap stays empty); or when the heap holds nothing due within the loaded
+   * part and fewer than half a window wait for a permit. Runs that finish while a load runs are
+   * queued against the load's reach, so the heap may hold half a window of fires beyond {@link
+   * #covered}; they must not keep the rows due before them unread (those waited until the later
+   * fires had run).
    */
   private boolean loadDue(long now) {
-    return truncated ? queuedLocked() < windowSize / 2 : now >= nextLoad;
+    if (!truncated) {
+      return now >= nextLoad;
+    }
+    int waiting = waitingLocked();
+    if (heap.size() + waiting < windowSize / 2) {
+      return true;
+    }
+    Entry first = heap.peek();
+    return first != null && first.due > Entry.nanos(covered.dueTime()) && waiting < windowSize / 2;
   }
 
   /** Queued entries, those waiting for a permit included. Call only with the lock held. */
   private int queuedLocked() {
+    return heap.size() + waitingLocked();
+  }
+
+  /** Entries waiting for a permit. Call only with the lock held. */
+  private int waitingLocked() {
     int waiting = 0;
     for (Permits p : limits) {
       waiting += p.waiting.size();
     }
-    return heap.size() + waiting;
+    return waiting;
   }
 
   /** Call only with the lock held. */
@@ -787,11 +811,34 @@ final class Dispatcher {
     }
   }
 
-  /** Call only with the lock held. True if the record's (due, key) is inside the loaded window. */
+  /**
+   * Call only with the lock held. True if the record is due at or before the loaded window's end
+   * ({@link #covered}, or an in-flight load's reach): a job changed or finished with such a due
+   * time is queued here, since no later page may return it.
+   *
+   * <p>Due times only: the store orders keys by its own collation (a PostgreSQL database's
+   * en_US.UTF-8 puts {@code a} before {@code B}; Java's {@code compareTo} does not), and pages
+   * resume after the last row in that order, so at the end's due time the dispatcher cannot tell
+   * which keys a page has handed out. Comparing keys in Java's order left a job whose key came
+   * after the end's in Java's order and before it in the store's out of the heap and out of every
+   * later page: it never fired again. A job queued here that a later page returns too is skipped
+   * there: tracked, or no newer than its last finish ({@link #finishedVersions}).
+   */
   private boolean inWindow(JobRecord r) {
-    WindowCursor c = r.cursor();
-    return (covered != null && c.compareTo(covered) <= 0)
-        || (loading != null && c.compareTo(loading) <= 0);
+    Instant due = r.dueTime();
+    return (covered != null && !due.isAfter(covered.dueTime()))
+        || (loading != null && !due.isAfter(loading.dueTime()));
+  }
+
+  /**
+   * Call only with the lock held. True if the record is due strictly before the loaded window's
+   * end: every such job has been handed out by a load (at the end's own due time, a later page may
+   * still hand it out; see {@link #inWindow}).
+   */
+  private boolean beforeWindowEnd(JobRecord r) {
+    Instant due = r.dueTime();
+    return (covered != null && due.isBefore(covered.dueTime()))
+        || (loading != null && due.isBefore(loading.dueTime()));
   }
 
   // ---- changes -------------------------------------------------------------------------------
@@ -899,15 +946,16 @@ final class Dispatcher {
   }
 
   /**
-   * The overdue sweep's question before it applies a row: true if the row lies in the loaded window
-   * and this instance does not track the job at the row's version or newer (queued, or taken by a
-   * worker). A row beyond a truncated window is not missing: a later load reads it.
+   * The overdue sweep's question before it applies a row: true if the row is due before the loaded
+   * window's end and this instance does not track the job at the row's version or newer (queued, or
+   * taken by a worker). A row beyond a truncated window, or at its end's due time, is not missing:
+   * a later load reads it.
    */
   boolean missing(JobRecord r) {
     lock.lock();
     try {
       Entry e = tracked.get(r.key());
-      return inWindow(r) && (e == null || (!e.running && e.record.version() < r.version()));
+      return beforeWindowEnd(r) && (e == null || (!e.running && e.record.version() < r.version()));
     } finally {
       lock.unlock();
     }
@@ -958,6 +1006,10 @@ final class Dispatcher {
       e.seenElsewhere = null;
       e.triggerRequested = false;
       e.triggerTaken = false;
+      long seen =
+          e.changedWhileRunning == null
+              ? e.record.version()
+              : Math.max(e.record.version(), e.changedWhileRunning.version());
       JobRecord r = e.unscheduled ? null : newest(e.changedWhileRunning, stored);
       e.changedWhileRunning = null;
       e.unscheduled = false;
@@ -977,9 +1029,9 @@ final class Dispatcher {
       } else {
         tracked.remove(e.key);
         JobRecord last = r != null ? r : stored;
-        if (last != null) {
-          finishedVersions.put(e.key, last.version());
-        }
+        // Gone (or its write-back given up): a page read before may still return the row at a
+        // version this run saw, at the window end's due time (see inWindow); it must not run again.
+        finishedVersions.put(e.key, last != null ? last.version() : seen + 1);
       }
     } finally {
       lock.unlock();

@@ -108,6 +108,39 @@ class WindowPagingTest {
   }
 
   /**
+   * Runs that finish while a load runs are queued against the load's reach, so half a window of
+   * later fires may be queued beyond the loaded part of a truncated window. The next page is read
+   * once nothing queued is due within the loaded part; before, it waited until fewer than half a
+   * window were queued, that is until those later fires had run, and the rows due now behind the
+   * page's end waited with it (a minute here; a fixed rate's period in general).
+   */
+  @Test
+  void truncatedWindow_laterFiresQueuedBeyondIt_doNotHoldUpTheNextPage() throws Exception {
+    Dispatcher d = new Dispatcher(clock, 4); // pages of 4; the next when fewer than 2 are queued
+    truncatedLoad(d, 4, 4); // j0..j3, due now
+    List<Entry> running = List.of(d.take(), d.take(), d.take());
+    assertThat(d.take()).isSameAs(Dispatcher.LOAD);
+    for (Entry e : running) { // finish during the load, each next due in a minute
+      d.finish(
+          e,
+          JobRecord.fresh(
+              JobSpec.named(e.key).handler("h").at(T0.plusSeconds(60)), T0.plusSeconds(60)));
+    }
+    List<JobRecord> page = new ArrayList<>();
+    for (int i = 4; i < 8; i++) {
+      page.add(JobRecord.fresh(JobSpec.named("j" + i).handler("h").at(T0), T0));
+    }
+    d.beginLoad(UNTIL);
+    d.endLoad(page, UNTIL, page.get(3).cursor(), UNTIL); // still truncated: j8... are due too
+    for (String key : List.of("j3", "j4", "j5", "j6", "j7")) {
+      assertThat(d.take().key).isEqualTo(key);
+    }
+    assertThat(d.queued()).isEqualTo(3); // j0..j2, in a minute
+
+    assertThat(d.poll()).isSameAs(Dispatcher.LOAD); // the rows after j7, due now
+  }
+
+  /**
    * Ends a first load that read {@code read} due jobs j0, j1, ... as a full page (truncated), of
    * which the first {@code kept} are queued; returns the cursor of the last row read.
    */
