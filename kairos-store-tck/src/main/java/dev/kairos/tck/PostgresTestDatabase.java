@@ -197,6 +197,49 @@ public final class PostgresTestDatabase implements TestDatabase, AutoCloseable, 
     }
   }
 
+  /**
+   * A database of its own on this server, for a test that needs one made otherwise than {@code
+   * test} (an encoding, a collation): {@code CREATE DATABASE <prefix><random> <options>}, dropped
+   * (its connections ended) when the returned handle closes.
+   *
+   * @param prefix the start of the database's name, e.g. {@code kairos_enc_}
+   * @param options what follows the name in {@code CREATE DATABASE}, e.g. {@code ENCODING 'LATIN1'
+   *     TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'}
+   * @return the database: its name and JDBC URL
+   * @throws SQLException if the server refuses to create it
+   */
+  public OwnDatabase ownDatabase(String prefix, String options) throws SQLException {
+    String name = prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE DATABASE " + name + " " + options);
+    }
+    int q = SERVER.indexOf('?');
+    String path = q < 0 ? SERVER : SERVER.substring(0, q);
+    String url =
+        path.substring(0, path.lastIndexOf('/') + 1) + name + (q < 0 ? "" : SERVER.substring(q));
+    return new OwnDatabase(this, name, url);
+  }
+
+  /**
+   * A database made by {@link #ownDatabase}; closing it drops it.
+   *
+   * @param server the server it was made on
+   * @param name its name
+   * @param url its JDBC URL (the server's, with this database)
+   */
+  public record OwnDatabase(PostgresTestDatabase server, String name, String url)
+      implements AutoCloseable {
+    /** Drops the database, ending its connections. */
+    @Override
+    public void close() throws SQLException {
+      try (Connection c = server.connect();
+          Statement s = c.createStatement()) {
+        s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+      }
+    }
+  }
+
   /** Drops the schema and everything in it. */
   @Override
   public void close() {

@@ -9,14 +9,11 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.tck.PostgresTestDatabase;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -37,27 +34,12 @@ class DatabaseCollationTest {
   @Test
   void languageCollation_jobAtThePagesDueTime_keyBetweenTheOrders_fires() throws Exception {
     server.assumeReachable();
-    String name = "kairos_coll_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    try (Connection c = server.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE DATABASE "
-              + name
-              + " TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'"
-              + " LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'");
-    }
-    try {
-      String base = PostgresTestDatabase.SERVER;
-      int q = base.indexOf('?');
-      String path = q < 0 ? base : base.substring(0, q);
-      String url =
-          path.substring(0, path.lastIndexOf('/') + 1) + name + (q < 0 ? "" : base.substring(q));
-      run(url);
-    } finally {
-      try (Connection c = server.connect();
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-      }
+    try (PostgresTestDatabase.OwnDatabase db =
+        server.ownDatabase(
+            "kairos_coll_",
+            "TEMPLATE template0 ENCODING 'UTF8' LOCALE_PROVIDER icu ICU_LOCALE 'en-US'"
+                + " LC_COLLATE 'C.UTF-8' LC_CTYPE 'C.UTF-8'")) {
+      run(db.url());
     }
   }
 

@@ -14,14 +14,11 @@ import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.tck.PostgresTestDatabase;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -47,33 +44,16 @@ class DatabaseEncodingTest {
   private static void withDatabase(String encoding, Consumer<JdbcStore.Builder> body)
       throws Exception {
     server.assumeReachable();
-    String name = "kairos_enc_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-    try (Connection c = server.connect();
-        Statement s = c.createStatement()) {
-      s.execute(
-          "CREATE DATABASE "
-              + name
-              + " ENCODING '"
-              + encoding
-              + "' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
-    }
-    try {
-      String base = PostgresTestDatabase.SERVER;
-      int q = base.indexOf('?');
-      String params = q < 0 ? "" : base.substring(q);
-      String path = q < 0 ? base : base.substring(0, q);
-      String url = path.substring(0, path.lastIndexOf('/') + 1) + name + params;
+    try (PostgresTestDatabase.OwnDatabase db =
+        server.ownDatabase(
+            "kairos_enc_",
+            "ENCODING '" + encoding + "' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'")) {
       body.accept(
           JdbcStore.builder()
-              .url(url)
+              .url(db.url())
               .user(PostgresTestDatabase.USER)
               .password(PostgresTestDatabase.PASSWORD)
               .poolSize(2));
-    } finally {
-      try (Connection c = server.connect();
-          Statement s = c.createStatement()) {
-        s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
-      }
     }
   }
 

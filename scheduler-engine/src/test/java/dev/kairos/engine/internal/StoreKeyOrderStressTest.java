@@ -7,11 +7,8 @@ import dev.kairos.JobSpec;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.ManualClock;
-import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
 import dev.kairos.spi.WindowCursor;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Comparator;
@@ -21,6 +18,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,29 +42,6 @@ class StoreKeyOrderStressTest {
           .thenComparing(c -> c.key().replaceAll("[-_.]", "").toLowerCase(Locale.ROOT))
           .thenComparing(WindowCursor::key);
 
-  private static JobStore languageOrderStore(InMemoryStore target) {
-    return (JobStore)
-        Proxy.newProxyInstance(
-            JobStore.class.getClassLoader(),
-            new Class<?>[] {JobStore.class},
-            (proxy, method, args) -> {
-              if (method.getName().equals("due")) {
-                WindowCursor after = (WindowCursor) args[0];
-                int limit = (Integer) args[2];
-                return target.due(null, (Instant) args[1], Integer.MAX_VALUE).stream()
-                    .sorted(Comparator.comparing(JobRecord::cursor, LANGUAGE_ORDER))
-                    .filter(r -> after == null || LANGUAGE_ORDER.compare(r.cursor(), after) > 0)
-                    .limit(limit)
-                    .toList();
-              }
-              try {
-                return method.invoke(target, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
-
   @ParameterizedTest
   @ValueSource(longs = {1, 2, 3, 4})
   void everyFireRunsOnce_whenPagesSplitSharedInstantsInAnotherKeyOrder(long seed) {
@@ -75,7 +50,9 @@ class StoreKeyOrderStressTest {
     Map<String, AtomicInteger> fired = new ConcurrentHashMap<>();
     Map<String, Integer> expected = new HashMap<>(); // key -> fires expected by the last step
     Map<String, int[]> due = new HashMap<>(); // key -> {first instant, period (0: one-shot)}
-    JobStore store = languageOrderStore(new InMemoryStore(10, false));
+    JobStore store =
+        StoreKeyOrderTest.collatingStore(
+            new InMemoryStore(10, false), LANGUAGE_ORDER, new AtomicReference<>());
     // The first jobs are in the store before the scheduler opens, as after a restart: its loads
     // read them page by page.
     KairosScheduler writer =

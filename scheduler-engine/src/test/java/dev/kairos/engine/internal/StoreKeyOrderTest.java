@@ -41,10 +41,13 @@ class StoreKeyOrderTest {
           .thenComparing(WindowCursor::key);
 
   /**
-   * An in-memory store whose window reads order keys by {@link #COLLATION}; while {@code stale}
-   * holds rows, the next window read answers from them (rows read before later changes).
+   * An in-memory store whose window reads order keys by {@code order}; while {@code stale} holds
+   * rows, the next window read answers from them (rows read before later changes).
    */
-  static JobStore collatingStore(InMemoryStore target, AtomicReference<List<JobRecord>> stale) {
+  static JobStore collatingStore(
+      InMemoryStore target,
+      Comparator<WindowCursor> order,
+      AtomicReference<List<JobRecord>> stale) {
     return (JobStore)
         Proxy.newProxyInstance(
             JobStore.class.getClassLoader(),
@@ -60,8 +63,8 @@ class StoreKeyOrderTest {
                 }
                 return read.stream()
                     .filter(r -> r.dueTime().isBefore(before))
-                    .sorted(Comparator.comparing(JobRecord::cursor, COLLATION))
-                    .filter(r -> after == null || COLLATION.compare(r.cursor(), after) > 0)
+                    .sorted(Comparator.comparing(JobRecord::cursor, order))
+                    .filter(r -> after == null || order.compare(r.cursor(), after) > 0)
                     .limit(limit)
                     .toList();
               }
@@ -71,6 +74,25 @@ class StoreKeyOrderTest {
                 throw e.getCause();
               }
             });
+  }
+
+  private static JobStore collatingStore(
+      InMemoryStore target, AtomicReference<List<JobRecord>> stale) {
+    return collatingStore(target, COLLATION, stale);
+  }
+
+  /**
+   * Stores one-shots B, D, F and H due at {@code at} and opens a harness over the store that reads
+   * windows of two rows and has read the first: (at, B), (at, D).
+   */
+  private static Harness pagedAtBoundary(JobStore store, Instant at) {
+    Harness writer = new Harness(store, ctx -> {});
+    for (String key : List.of("B", "D", "F", "H")) {
+      writer.scheduler.schedule(job(key).at(at));
+    }
+    Harness h = windowOfTwo(store);
+    h.scheduler.runDue();
+    return h;
   }
 
   private static Map<String, Long> runsByKey(Harness h) {
@@ -107,14 +129,8 @@ class StoreKeyOrderTest {
 
   @Test
   void scheduledAtThePagesDueTime_keyBeforeItInTheStoresOrder_fires() {
-    JobStore store = collatingStore(new InMemoryStore(), new AtomicReference<>());
-    Harness writer = new Harness(store, ctx -> {});
     Instant at = Harness.T0.plusSeconds(60);
-    for (String key : List.of("B", "D", "F", "H")) {
-      writer.scheduler.schedule(job(key).at(at));
-    }
-    Harness h = windowOfTwo(store);
-    h.scheduler.runDue(); // loads the first page: (at, B), (at, D)
+    Harness h = pagedAtBoundary(collatingStore(new InMemoryStore(), new AtomicReference<>()), at);
     h.scheduler.schedule(job("c").at(at)); // before "D" in the store's order, after it in Java's
     h.runUntil(at.plusSeconds(60));
 
@@ -125,14 +141,8 @@ class StoreKeyOrderTest {
   void rowReadBeforeItsJobRanAndWasDeleted_atThePagesDueTime_doesNotRunAgain() {
     AtomicReference<List<JobRecord>> stale = new AtomicReference<>();
     InMemoryStore target = new InMemoryStore(100, false); // a completed one-shot is deleted
-    JobStore store = collatingStore(target, stale);
-    Harness writer = new Harness(store, ctx -> {});
     Instant at = Harness.T0.plusSeconds(60);
-    for (String key : List.of("B", "D", "F", "H")) {
-      writer.scheduler.schedule(job(key).at(at));
-    }
-    Harness h = windowOfTwo(store);
-    h.scheduler.runDue(); // loads the first page: (at, B), (at, D)
+    Harness h = pagedAtBoundary(collatingStore(target, stale), at);
     h.scheduler.schedule(job("e").at(at)); // after "D" in both orders: queued now, and in page 2
     // The next page is read as it was now, before "e" runs and is deleted: a load racing the
     // write-back of "e" (a page read and applied around it, outside the change lock).
