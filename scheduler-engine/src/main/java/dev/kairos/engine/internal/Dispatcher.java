@@ -349,8 +349,10 @@ final class Dispatcher {
     if (heap.size() + waiting < windowSize / 2) {
       return true;
     }
-    Entry first = heap.peek();
-    return first != null && first.due > Entry.nanos(covered.dueTime()) && waiting < windowSize / 2;
+    Entry first = heap.peek(); // its job's due time, not the entry's (a cluster share delays it)
+    return first != null
+        && first.record.dueTime().isAfter(covered.dueTime())
+        && waiting < windowSize / 2;
   }
 
   /** Queued entries, those waiting for a permit included. Call only with the lock held. */

@@ -141,6 +141,30 @@ class WindowPagingTest {
   }
 
   /**
+   * Cluster mode queues the fires of other instances' share a little late: such an entry, due
+   * within the loaded part, is not "beyond" the window. A backlog of jobs due at one instant, all
+   * of another instance's share here, reads one page while half a window is queued, not page after
+   * page (the whole backlog).
+   */
+  @Test
+  void truncatedWindow_entriesDelayedByTheClusterShare_countAsWithinIt() throws Exception {
+    Dispatcher d = new Dispatcher(clock, 4);
+    List<String> live = List.of("i0", "i1", "i2", "i3", "i4", "i5");
+    java.util.Set<String> preferred = new java.util.HashSet<>();
+    for (int i = 0; i < 4; i++) {
+      preferred.add(ClusterShare.of("i0", live).preferred("j" + i));
+    }
+    String self = live.stream().filter(id -> !preferred.contains(id)).findFirst().orElseThrow();
+    ClusterShare share = ClusterShare.of(self, live);
+    for (int i = 0; i < 4; i++) {
+      assertThat(share.delayNanos("j" + i)).as("j%d is another instance's first", i).isPositive();
+    }
+    d.share(share);
+    truncatedLoad(d, 4, 4); // j0..j3, due now, queued 250 ms late
+    assertThat(d.take().key).as("four queued, all due within the page: no load").isEqualTo("j0");
+  }
+
+  /**
    * Ends a first load that read {@code read} due jobs j0, j1, ... as a full page (truncated), of
    * which the first {@code kept} are queued; returns the cursor of the last row read.
    */
