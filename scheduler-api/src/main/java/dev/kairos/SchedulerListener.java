@@ -4,8 +4,11 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Receives events of a scheduler, on the worker thread that caused them. Implementations must be
- * quick and must not throw (a thrown exception is logged and ignored).
+ * Receives events of a scheduler, on the scheduler's thread that caused them: a worker (or the
+ * backfill thread) for a run's events; on a database store outside cluster mode, a write-back
+ * thread for {@link #runWrittenBack}; the cluster thread for {@link #changeMissed}. Implementations
+ * must be quick and must not throw (a thrown exception is logged and ignored): a slow one holds up
+ * that thread's work. {@link Scheduler#close()} may be called from any of them.
  */
 public interface SchedulerListener {
   /**
