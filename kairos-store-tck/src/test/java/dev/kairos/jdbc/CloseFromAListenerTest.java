@@ -12,7 +12,6 @@ import dev.kairos.SchedulerListener;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.StderrCapture;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,21 +38,7 @@ class CloseFromAListenerTest {
   @ParameterizedTest
   @ValueSource(strings = {"h2", "postgres"})
   void closeFromRunWrittenBack_returnsAtOnce_everyRunWrittenBack(String server) throws Exception {
-    if (server.equals("h2")) {
-      String url = JdbcStore.Builder.h2Url(dir.resolve("kairos"));
-      run(() -> JdbcStore.builder().url(url).keepCompleted(true).build());
-      return;
-    }
-    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
-      db.assumeReachable();
-      run(
-          () ->
-              JdbcStore.builder()
-                  .url(db.url())
-                  .user(PostgresTestDatabase.USER)
-                  .keepCompleted(true)
-                  .build());
-    }
+    CloseFromARunTest.withStores(server, dir, CloseFromAListenerTest::run);
   }
 
   private static void run(Supplier<JdbcStore> stores) throws Exception {

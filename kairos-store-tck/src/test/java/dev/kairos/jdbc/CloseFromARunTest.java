@@ -33,15 +33,29 @@ class CloseFromARunTest {
   @ParameterizedTest
   @ValueSource(strings = {"h2", "postgres", "postgres-clustered"})
   void closeFromARun_theRunIsWrittenBack_notRunAgainAfterARestart(String server) throws Exception {
+    withStores(server, dir, CloseFromARunTest::run);
+  }
+
+  /** A test body given where its stores come from. */
+  @FunctionalInterface
+  interface StoreRun {
+    void run(Supplier<JdbcStore> stores) throws Exception;
+  }
+
+  /**
+   * Runs body with new stores, each keeping completed jobs, on {@code server}: "h2" (a file in
+   * dir), "postgres" or "postgres-clustered" (a schema of its own, dropped afterwards).
+   */
+  static void withStores(String server, Path dir, StoreRun body) throws Exception {
     if (server.equals("h2")) {
       String url = JdbcStore.Builder.h2Url(dir.resolve("kairos"));
-      run(() -> JdbcStore.builder().url(url).keepCompleted(true).build());
+      body.run(() -> JdbcStore.builder().url(url).keepCompleted(true).build());
       return;
     }
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
       db.assumeReachable();
       boolean clustered = server.endsWith("clustered");
-      run(
+      body.run(
           () ->
               JdbcStore.builder()
                   .url(db.url())

@@ -301,7 +301,7 @@ final class Dispatcher {
         }
       }
     } finally {
-      if (loading == null && truncated && loadDue(0)) {
+      if (loading == null && truncated && nextPageDue()) {
         deadlineChanged(); // this take made a load due (see loadDue): a waiting worker does it
       } else if ((leader == null && (heap.peek() != null || backoffDeadline() != Long.MAX_VALUE))
           || !ready.isEmpty()) {
@@ -342,9 +342,11 @@ final class Dispatcher {
    * fires had run).
    */
   private boolean loadDue(long now) {
-    if (!truncated) {
-      return now >= nextLoad;
-    }
+    return truncated ? nextPageDue() : now >= nextLoad;
+  }
+
+  /** Call only with the lock held, the window truncated: see {@link #loadDue}. */
+  private boolean nextPageDue() {
     int waiting = waitingLocked();
     if (heap.size() + waiting < windowSize / 2) {
       return true;
