@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -51,6 +52,12 @@ import java.util.concurrent.locks.ReentrantLock;
  *       change lock first), and {@link #beginRun} reads volatile flags instead of taking the lock.
  *   <li>A manual time source cannot be waited on; its leader waits untimed and the source's advance
  *       callback ({@link #wake()}) clears the leader and signals a waiter.
+ *   <li>Deadlines are wall-clock times, waits are monotonic: the leader waits at most {@link
+ *       #CLOCK_RECHECK} at a time and then re-reads the clock, so a wall clock that steps forward
+ *       (an NTP correction, a machine resumed from a pause, which the monotonic clock does not
+ *       count) makes the fires it passed due within that bound, not after the wait computed before
+ *       the step. A step back needs nothing: the woken leader finds the head not yet due and waits
+ *       again.
  *   <li>Cluster mode, batched claims: a worker may take several due entries at once ({@link
  *       #takeDue}), claim them together and put the ones it does not run itself in the ready queue
  *       ({@link #handOut}). {@code take()} serves that queue before the heap, even after shutdown
@@ -113,6 +120,12 @@ import java.util.concurrent.locks.ReentrantLock;
 final class Dispatcher {
   /** Returned by {@link #take()} to the worker that must load the next window. */
   static final Entry LOAD = new Entry("<load window>", null);
+
+  /**
+   * The longest timed wait on a wall-clock deadline before the clock is read again (see the design
+   * notes): the bound on how late a wall-clock step forward leaves a fire already waited for.
+   */
+  static final long CLOCK_RECHECK = TimeUnit.SECONDS.toNanos(1);
 
   private final ReentrantLock lock = new ReentrantLock();
 
@@ -322,7 +335,7 @@ final class Dispatcher {
       if (nanos == Long.MAX_VALUE) {
         leaderWake.await(); // a manual clock: its advance calls wake()
       } else if (nanos > 0) {
-        leaderWake.awaitNanos(nanos);
+        leaderWake.awaitNanos(Math.min(nanos, CLOCK_RECHECK)); // then re-read: the clock may step
       }
     } finally {
       timedWaiters--;

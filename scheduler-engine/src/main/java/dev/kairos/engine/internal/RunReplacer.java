@@ -141,8 +141,12 @@ final class RunReplacer implements Runnable {
           continue;
         }
         long nanos = time.nanosUntil(head.deadline);
+        if (nanos == Long.MAX_VALUE) {
+          changed.await(); // a manual clock: its advance signals
+          continue;
+        }
         if (nanos > 0) {
-          changed.awaitNanos(nanos);
+          changed.awaitNanos(Math.min(nanos, Dispatcher.CLOCK_RECHECK)); // the clock may step
           continue;
         }
         watches.poll();

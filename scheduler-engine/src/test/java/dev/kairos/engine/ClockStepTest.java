@@ -1,0 +1,129 @@
+package dev.kairos.engine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.kairos.JobSpec;
+import dev.kairos.Overlap;
+import dev.kairos.Scheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fire times are wall-clock times, but a thread waits in monotonic time. When the wall clock steps
+ * forward (an NTP correction, a virtual machine resumed after a pause, a laptop woken from sleep:
+ * the monotonic clock does not count the suspension), a worker already waiting for a fire kept
+ * waiting the monotonic time it had computed: the fire ran up to half the look-ahead (2.5 min by
+ * default) late, or, for a replaced run, the run was not interrupted. Now every timed wait on a
+ * fire time re-reads the clock at least once a second.
+ *
+ * <p>The tests step a real-time clock and wait in real time, with generous bounds: before the
+ * change each waited the full minute.
+ */
+class ClockStepTest {
+  private static final Duration STEP = Duration.ofSeconds(60);
+  private static final long BOUND_SECONDS = 10;
+
+  /**
+   * The system clock plus an offset the test steps; counts down {@link #waiting} once something
+   * computes a wait for {@link #watched}.
+   */
+  static final class SteppableClock implements TimeSource {
+    private final AtomicLong offsetNanos = new AtomicLong();
+    final AtomicReference<Instant> watched = new AtomicReference<>();
+    final CountDownLatch waiting = new CountDownLatch(1);
+
+    @Override
+    public Instant now() {
+      return Instant.now().plusNanos(offsetNanos.get());
+    }
+
+    @Override
+    public long nanosUntil(Instant deadline) {
+      long nanos = Duration.between(now(), deadline).toNanos();
+      if (nanos > 0 && deadline.equals(watched.get())) {
+        waiting.countDown();
+      }
+      return Math.max(0, nanos);
+    }
+
+    void step(Duration d) {
+      offsetNanos.addAndGet(d.toNanos());
+    }
+  }
+
+  @Test
+  void aFireAlreadyWaitedFor_runsPromptlyWhenTheClockStepsPastIt() throws Exception {
+    SteppableClock clock = new SteppableClock();
+    CountDownLatch fired = new CountDownLatch(1);
+    try (Scheduler s =
+        Kairos.builder()
+            .store(new InMemoryStore())
+            .clock(clock)
+            .workers(2)
+            .handler("h", ctx -> fired.countDown())
+            .build()) {
+      Instant at = clock.now().plus(STEP).truncatedTo(ChronoUnit.SECONDS);
+      clock.watched.set(at);
+      s.schedule(JobSpec.named("nightly").handler("h").at(at));
+      s.start();
+      assertThat(clock.waiting.await(BOUND_SECONDS, TimeUnit.SECONDS))
+          .as("a worker waits for the fire")
+          .isTrue();
+
+      clock.step(STEP);
+
+      assertThat(fired.await(BOUND_SECONDS, TimeUnit.SECONDS))
+          .as("the fire runs soon after the clock passed its time, not a minute later")
+          .isTrue();
+    }
+  }
+
+  @Test
+  void aRunToBeReplaced_isInterruptedPromptlyWhenTheClockStepsPastTheNextFire() throws Exception {
+    SteppableClock clock = new SteppableClock();
+    CountDownLatch started = new CountDownLatch(1);
+    CountDownLatch interrupted = new CountDownLatch(1);
+    try (Scheduler s =
+        Kairos.builder()
+            .store(new InMemoryStore())
+            .clock(clock)
+            .workers(2)
+            .handler(
+                "long",
+                ctx -> {
+                  started.countDown();
+                  try {
+                    Thread.sleep(TimeUnit.MINUTES.toMillis(5));
+                  } catch (InterruptedException e) {
+                    interrupted.countDown();
+                  }
+                })
+            .build()) {
+      Instant first = clock.now().plusMillis(200).truncatedTo(ChronoUnit.MILLIS);
+      clock.watched.set(first.plus(STEP));
+      s.schedule(
+          JobSpec.named("replaced")
+              .handler("long")
+              .fixedRate(STEP)
+              .startAt(first)
+              .overlap(Overlap.replace()));
+      s.start();
+      assertThat(started.await(BOUND_SECONDS, TimeUnit.SECONDS)).as("the first run").isTrue();
+      assertThat(clock.waiting.await(BOUND_SECONDS, TimeUnit.SECONDS))
+          .as("the next fire is waited for")
+          .isTrue();
+
+      clock.step(STEP);
+
+      assertThat(interrupted.await(BOUND_SECONDS, TimeUnit.SECONDS))
+          .as("the next fire replaces the run soon after the clock passed it")
+          .isTrue();
+    }
+  }
+}
