@@ -142,6 +142,33 @@ public final class JobRules {
                     : !encoder.canEncode(t.subSequence(i, i + n))));
   }
 
+  /**
+   * Why no database store keeps {@code data} as it is, or null: a NUL, which PostgreSQL refuses, or
+   * an unpaired surrogate, which H2, PostgreSQL and MariaDB all write as a replacement character
+   * (the handler would get other data than was scheduled). Refused on every store, so a job can
+   * move between stores.
+   */
+  private static String unstorableData(String data) {
+    for (int i = 0; i < data.length(); i++) {
+      char c = data.charAt(i);
+      if (c >= 0x20 && c < 0xd800) {
+        continue; // the common case
+      }
+      if (c == 0) {
+        return "a NUL character (\\u0000) at index " + i + ", which PostgreSQL cannot store";
+      }
+      if (isPairAt(data, i)) {
+        i++;
+      } else if (Character.isSurrogate(c)) {
+        return String.format(
+            "an unpaired surrogate (\\u%04x) at index %d, which no database store keeps (it would"
+                + " read back as another character)",
+            (int) c, i);
+      }
+    }
+    return null;
+  }
+
   /** A NUL (PostgreSQL cannot store one) or half a surrogate pair (no UTF-8 column holds one). */
   private static boolean unholdableByAny(char c) {
     return c == 0 || Character.isSurrogate(c);
@@ -316,8 +343,9 @@ public final class JobRules {
     if (handlerProblem != null) {
       throw bad(key, "handler name '" + printable(handler) + "' contains " + handlerProblem);
     }
-    if (spec.data().map(d -> d.indexOf('\0') >= 0).orElse(false)) {
-      throw bad(key, "data contains a NUL character, which PostgreSQL cannot store");
+    String dataProblem = spec.data().map(JobRules::unstorableData).orElse(null);
+    if (dataProblem != null) {
+      throw bad(key, "data contains " + dataProblem);
     }
     if (spec.schedule() == null) {
       throw bad(key, "no schedule: call fixedRate, fixedDelay, at, after or cron");

@@ -119,8 +119,9 @@ public interface JobStore extends StoreSource, AutoCloseable {
 
   /**
    * Why this store cannot hold {@code text} as it is, or null if it can: a database whose encoding
-   * lacks one of its characters (a PostgreSQL database in LATIN1 and a key in Japanese, say). The
-   * scheduler asks before writing a job's key, handler name, data and calendar name, so {@code
+   * lacks one of its characters (a PostgreSQL database in LATIN1 and a key in Japanese, say), or a
+   * text longer than the database takes in one statement (MariaDB's {@code max_allowed_packet}).
+   * The scheduler asks before writing a job's key, handler name, data and calendar name, so {@code
    * schedule} and {@code scheduleAll} refuse such a job with an {@link IllegalArgumentException}
    * naming its key and the field, and nothing is written; and at {@code start()} about its instance
    * id, written with every run. Null by default (stores that hold all of Unicode).

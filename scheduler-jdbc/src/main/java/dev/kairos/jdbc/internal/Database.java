@@ -39,6 +39,9 @@ public final class Database {
   /** What text columns hold, null for all of Unicode ({@link Dialect#textCharset}), once opened. */
   private volatile java.nio.charset.Charset textCharset;
 
+  /** The largest statement the server takes ({@link Dialect#maxStatementBytes}), once opened. */
+  private volatile long maxStatementBytes = Long.MAX_VALUE;
+
   /** The JDBC URL the database reports, once opened. Written under {@code this}. */
   private volatile String url;
 
@@ -69,12 +72,14 @@ public final class Database {
       Dialect d;
       int level;
       java.nio.charset.Charset charset;
+      long maxStatement;
       try (Connection c = ds.getConnection()) { // one connection for all: answered from memory
         DatabaseMetaData md = c.getMetaData();
         d = Dialect.of(md);
         url = md.getURL();
         level = levelToSet(d, c);
         charset = d.textCharset(c); // PostgreSQL: one statement
+        maxStatement = d.maxStatementBytes(c); // MariaDB, MySQL: one statement
       }
       Jdbi j = Jdbi.create(new StoreConnections(ds, level, source.callerTransactionOpen()));
       j.getConfig(SqlStatements.class).setTemplateEngine(TemplateEngine.NOP);
@@ -93,6 +98,7 @@ public final class Database {
       j.useHandle(d::warnIfCommitsLag);
       dialect = d;
       textCharset = charset;
+      maxStatementBytes = maxStatement;
       jdbi = j;
     } catch (JdbiException | SQLException e) {
       source.close();
@@ -165,6 +171,15 @@ public final class Database {
   public java.nio.charset.Charset textCharset() {
     jdbi("detecting the database's encoding");
     return textCharset;
+  }
+
+  /**
+   * The largest statement the server accepts, in bytes ({@link Dialect#maxStatementBytes}, read at
+   * open); opens the database if needed.
+   */
+  public long maxStatementBytes() {
+    jdbi("asking the database for its statement size limit");
+    return maxStatementBytes;
   }
 
   /** The JDBC URL the database reports (null if it reports none); opens it if needed. */

@@ -78,6 +78,26 @@ public enum Dialect {
     return postgresCharset(encoding);
   }
 
+  /**
+   * The largest statement the server accepts, in bytes: MariaDB's and MySQL's {@code
+   * max_allowed_packet} (one statement more at open); {@link Long#MAX_VALUE} for the others, whose
+   * limits (1 GB a value) are far beyond what a job's data should hold. A longer statement makes
+   * MariaDB drop the connection ("Socket error"), which says nothing of the cause.
+   *
+   * @param c a connection to the database
+   * @return the limit in bytes
+   * @throws SQLException if the database cannot be asked
+   */
+  public long maxStatementBytes(java.sql.Connection c) throws SQLException {
+    if (this != MARIADB && this != MYSQL) {
+      return Long.MAX_VALUE;
+    }
+    try (java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs = s.executeQuery("SELECT @@max_allowed_packet")) {
+      return rs.next() ? rs.getLong(1) : Long.MAX_VALUE;
+    }
+  }
+
   /** The Java charset of a PostgreSQL server encoding (see {@link #textCharset}). */
   static java.nio.charset.Charset postgresCharset(String encoding) {
     String e = encoding == null ? "" : encoding.toUpperCase(Locale.ROOT);

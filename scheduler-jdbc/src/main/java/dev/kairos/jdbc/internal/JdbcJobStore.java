@@ -644,8 +644,15 @@ public final class JdbcJobStore implements ClusterStore {
    */
   @Override
   public String unholdable(String text) {
+    if (text == null) {
+      return null;
+    }
+    String tooLong = tooLongForOneStatement(text);
+    if (tooLong != null) {
+      return tooLong;
+    }
     java.nio.charset.Charset cs = database.textCharset();
-    if (cs == null || text == null) {
+    if (cs == null) {
       return null;
     }
     java.nio.charset.CharsetEncoder encoder = cs.newEncoder();
@@ -660,6 +667,51 @@ public final class JdbcJobStore implements ClusterStore {
       i += n;
     }
     return null;
+  }
+
+  /**
+   * Room a statement needs besides one long text: the other columns of a job's row and the SQL
+   * around them (a few kilobytes), with ample margin.
+   */
+  public static final long STATEMENT_ROOM = 64 * 1024;
+
+  /**
+   * Why a statement carrying {@code text} would exceed the server's limit ({@link
+   * Database#maxStatementBytes}, MariaDB's and MySQL's {@code max_allowed_packet}), or null.
+   * MariaDB drops the connection on such a statement, and the error says only "Socket error". The
+   * text is counted as the driver sends it: UTF-8, with a backslash before each quote, backslash,
+   * line feed, carriage return and Ctrl-Z.
+   */
+  private String tooLongForOneStatement(String text) {
+    long max = database.maxStatementBytes();
+    if (max == Long.MAX_VALUE || (long) text.length() * 3 + STATEMENT_ROOM <= max) {
+      return null; // at most three bytes a UTF-16 char, escapes included
+    }
+    long bytes = 0;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x80) {
+        bytes += (c == '\'' || c == '"' || c == '\\' || c == '\n' || c == '\r' || c == 26) ? 2 : 1;
+      } else if (c < 0x800) {
+        bytes += 2;
+      } else if (Character.isHighSurrogate(c)) {
+        bytes += 2; // a pair is four bytes: two here, two for its low half
+      } else {
+        bytes += Character.isLowSurrogate(c) ? 2 : 3;
+      }
+    }
+    if (bytes + STATEMENT_ROOM <= max) {
+      return null;
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "is %,d bytes as sent to the database, more than its max_allowed_packet (%,d bytes, read"
+            + " when the store opened) leaves for it after %,d bytes for the rest of the statement;"
+            + " raise max_allowed_packet on the server, or keep the payload elsewhere and store a"
+            + " reference to it",
+        bytes,
+        max,
+        STATEMENT_ROOM);
   }
 
   /** True: runs are written in batches (see {@link #runsFinished}, {@link #runsStarted}). */
