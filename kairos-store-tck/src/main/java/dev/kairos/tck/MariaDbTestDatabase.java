@@ -33,9 +33,31 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
   /** Why the server cannot be used, or null if it can. */
   private final String unreachable;
 
+  /** The session's {@code sql_mode}, or null for the server's. */
+  private final String sqlMode;
+
   private MariaDbTestDatabase(String database, String unreachable) {
+    this(database, unreachable, null);
+  }
+
+  private MariaDbTestDatabase(String database, String unreachable, String sqlMode) {
     this.database = database;
     this.unreachable = unreachable;
+    this.sqlMode = sqlMode;
+  }
+
+  /**
+   * This database, reached by connections whose session {@code sql_mode} is {@code mode} (set by
+   * the driver at connect), as a server configured so would make them. Closing either drops it.
+   *
+   * @param mode the comma-separated modes, for example {@code "ANSI_QUOTES,NO_BACKSLASH_ESCAPES"}
+   * @return the same database, another URL
+   */
+  public MariaDbTestDatabase withSqlMode(String mode) {
+    if (!mode.matches("[A-Z_,]*")) {
+      throw new IllegalArgumentException("not an sql_mode list: " + mode);
+    }
+    return new MariaDbTestDatabase(database, unreachable, mode);
   }
 
   /**
@@ -66,7 +88,9 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
    * @return the URL
    */
   public String url() {
-    return SERVER + database;
+    return SERVER
+        + database
+        + (sqlMode == null ? "" : "?sessionVariables=sql_mode='" + sqlMode + "'");
   }
 
   /**
