@@ -638,7 +638,8 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   /**
-   * {@inheritDoc} Checked against the database's encoding ({@link Database#textCharset}). A key it
+   * {@inheritDoc} Checked against the statement size the server takes ({@link
+   * #tooLongForOneStatement}) and the database's encoding ({@link Database#textCharset}). A key it
    * cannot hold belongs to no stored job: reads and deletions of one answer "none" without asking
    * the database, which would refuse the statement.
    */
