@@ -61,6 +61,25 @@ final class FollowingTimeSource implements TimeSource {
   /** Call only with {@code sampling} set; clears it. */
   private void sample() {
     try {
+      sampleOnce();
+    } finally {
+      sampling.set(false);
+    }
+  }
+
+  /**
+   * Samples the reference now, on the calling thread, whether or not another sample is under way
+   * (both are valid; the later one stays): for a caller that found the reference disagreeing with
+   * this clock (a claim the store refused as early after its clock stepped back) and must compute a
+   * time with the corrected offset.
+   */
+  void resampleNow() {
+    started.set(true);
+    sampleOnce();
+  }
+
+  private void sampleOnce() {
+    try {
       long before = System.nanoTime();
       Instant local = SystemTimeSource.UTC.now();
       Instant ref = reference.get();
@@ -86,7 +105,6 @@ final class FollowingTimeSource implements TimeSource {
       failing = true;
     } finally {
       sampledAt = System.nanoTime();
-      sampling.set(false);
     }
   }
 

@@ -380,12 +380,14 @@ public final class Kairos {
               : "kairos-" + UUID.randomUUID().toString().substring(0, 8);
       ThreadFactory factory = threadFactory != null ? threadFactory : defaultThreadFactory(id);
       checkLimits();
+      TimeSource time = clusterClock(store, clock);
+      Runnable resampleClock = time instanceof FollowingTimeSource f ? f::resampleNow : () -> {};
       return new KairosScheduler(
           new EngineConfig(
               store,
               Map.copyOf(handlers),
               workers,
-              clusterClock(store, clock),
+              time,
               factory,
               lookAhead,
               windowSize,
@@ -396,7 +398,8 @@ public final class Kairos {
               new EngineConfig.ClusterSettings(clusterLease, clusterPoll),
               startupTimeout,
               callerTransactions,
-              List.copyOf(limits)));
+              List.copyOf(limits),
+              resampleClock));
     }
 
     /** Refuses limits that name unknown handlers, share a handler, or clash by name. */

@@ -126,4 +126,46 @@ class ClockStepTest {
           .isTrue();
     }
   }
+
+  /**
+   * Cluster mode: the scheduler's clock follows the store's, re-sampled every 10 s. When the
+   * store's clock steps back (the database host's clock corrected), the instance is ahead until its
+   * next sample: it takes fires that are not yet due, the store refuses their claims as early, and
+   * each was queued again at "now + how early" on the instance's wrong clock, so once the clock was
+   * re-sampled the fire ran late by the whole step. Now a claim refused as early re-samples the
+   * clock at once and the fire is queued for its due time.
+   */
+  @Test
+  void clusterClock_storeClockStepsBack_aFireRefusedAsEarlyRunsAtItsTime_notLateByTheStep()
+      throws Exception {
+    SteppableClock storeClock = new SteppableClock();
+    storeClock.step(STEP); // the database's clock runs a minute ahead
+    InMemoryStore store = InMemoryStore.shared(storeClock);
+    AtomicReference<Instant> ranAt = new AtomicReference<>();
+    CountDownLatch ran = new CountDownLatch(1);
+    try (Scheduler s =
+        Kairos.builder()
+            .store(store)
+            .instanceId("follower")
+            .workers(2)
+            .handler(
+                "h",
+                ctx -> {
+                  ranAt.set(storeClock.now());
+                  ran.countDown();
+                })
+            .build()) {
+      s.start(); // its clock samples the store's: a minute ahead of the system clock
+      storeClock.step(STEP.negated()); // the database host's clock is corrected
+      // Due after the instance's next sample (10 s after start): queued again on the wrong clock,
+      // it would come due only a minute after the clock was corrected.
+      Instant at = storeClock.now().plus(Kairos.CLUSTER_CLOCK_RESAMPLE).plusSeconds(2);
+      s.schedule(JobSpec.named("soon").handler("h").at(at));
+
+      assertThat(ran.await(12 + BOUND_SECONDS, TimeUnit.SECONDS))
+          .as("the fire runs at its time by the store's clock, not a minute later")
+          .isTrue();
+      assertThat(ranAt.get()).isAfterOrEqualTo(at).isBefore(at.plusSeconds(BOUND_SECONDS / 2));
+    }
+  }
 }

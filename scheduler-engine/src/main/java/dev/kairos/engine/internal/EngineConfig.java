@@ -29,6 +29,9 @@ import java.util.concurrent.ThreadFactory;
  * @param startupTimeout how long opening the store is retried before {@code start()} fails
  * @param callerTransactions whether a change is committed later by a caller's transaction
  * @param limits the concurrency limits, checked by the builder (no handler in two)
+ * @param resampleClock asks a clock that follows the store's to sample it again at once, on the
+ *     calling thread (a claim the store refused as early showed the two disagree); a no-op for
+ *     other clocks
  */
 public record EngineConfig(
     JobStore store,
@@ -45,7 +48,8 @@ public record EngineConfig(
     ClusterSettings cluster,
     Duration startupTimeout,
     CallerTransactions callerTransactions,
-    List<dev.kairos.ConcurrencyLimit> limits) {
+    List<dev.kairos.ConcurrencyLimit> limits,
+    Runnable resampleClock) {
 
   /**
    * Cluster-mode settings.

@@ -1213,6 +1213,11 @@ final class FireRunner {
           r.key(),
           r.dueTime(),
           early);
+      // This clock is ahead of the store's. If it follows the store's (cluster mode's default), it
+      // is only until its next sample, which would move it back; queued again at "now + early" on
+      // the uncorrected clock, the fire would then run late by the whole difference. So sample
+      // first: "now" is then the store's, and the fire comes due at its time.
+      config.resampleClock().run();
       dispatcher.notBefore(e, config.time().now().plus(early));
       return r;
     }
