@@ -33,17 +33,17 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
   /** Why the server cannot be used, or null if it can. */
   private final String unreachable;
 
-  /** The session's {@code sql_mode}, or null for the server's. */
-  private final String sqlMode;
+  /** Session variables the driver sets at connect ({@code a=1,b='x'}), or null for none. */
+  private final String sessionVariables;
 
   private MariaDbTestDatabase(String database, String unreachable) {
     this(database, unreachable, null);
   }
 
-  private MariaDbTestDatabase(String database, String unreachable, String sqlMode) {
+  private MariaDbTestDatabase(String database, String unreachable, String sessionVariables) {
     this.database = database;
     this.unreachable = unreachable;
-    this.sqlMode = sqlMode;
+    this.sessionVariables = sessionVariables;
   }
 
   /**
@@ -57,7 +57,22 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
     if (!mode.matches("[A-Z_,]*")) {
       throw new IllegalArgumentException("not an sql_mode list: " + mode);
     }
-    return new MariaDbTestDatabase(database, unreachable, mode);
+    return withSessionVariables("sql_mode='" + mode + "'");
+  }
+
+  /**
+   * This database, reached by connections on which the driver sets {@code variables} at connect
+   * (for example {@code "wait_timeout=1"}), as a server configured so would set them. Closing
+   * either drops it.
+   *
+   * @param variables comma-separated assignments of session variables
+   * @return the same database, another URL
+   */
+  public MariaDbTestDatabase withSessionVariables(String variables) {
+    if (!variables.matches("[a-z_]+=('[A-Z_,]*'|[0-9]+)(,[a-z_]+=('[A-Z_,]*'|[0-9]+))*")) {
+      throw new IllegalArgumentException("not a list of session variables: " + variables);
+    }
+    return new MariaDbTestDatabase(database, unreachable, variables);
   }
 
   /**
@@ -90,7 +105,7 @@ public final class MariaDbTestDatabase implements TestDatabase, AutoCloseable {
   public String url() {
     return SERVER
         + database
-        + (sqlMode == null ? "" : "?sessionVariables=sql_mode='" + sqlMode + "'");
+        + (sessionVariables == null ? "" : "?sessionVariables=" + sessionVariables);
   }
 
   /**

@@ -8,6 +8,11 @@ import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.StderrCapture;
 import dev.kairos.tck.TestDatabase;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -80,6 +85,26 @@ class SingleInstanceGuardTest {
           s.close();
         }
         assertThat(err.lines(TWICE)).isZero();
+        if (server.equals("mariadb")) { // the guard's session had its wait_timeout raised
+          List<Connection> all = new ArrayList<>();
+          try {
+            for (int i = 0; i < 3; i++) {
+              all.add(pool.getConnection());
+            }
+            for (Connection held : all) {
+              try (Statement st = held.createStatement();
+                  ResultSet rs =
+                      st.executeQuery("SELECT @@SESSION.wait_timeout = @@GLOBAL.wait_timeout")) {
+                rs.next();
+                assertThat(rs.getBoolean(1)).as("the pool's session has its own again").isTrue();
+              }
+            }
+          } finally {
+            for (Connection held : all) {
+              held.close();
+            }
+          }
+        }
       }
     }
   }

@@ -130,6 +130,12 @@ public final class ConnectionSource {
     /** How long a transaction of the store's own pool may be idle on PostgreSQL. */
     static final int IDLE_IN_TRANSACTION_MS = 2000;
 
+    /**
+     * MariaDB's and MySQL's {@code wait_timeout} on a connection kept for long ({@link #keepOpen}):
+     * one year, the largest both servers take.
+     */
+    static final int KEPT_SESSION_WAIT_S = 31_536_000;
+
     private Timeouts() {}
   }
 
@@ -268,7 +274,7 @@ public final class ConnectionSource {
     try {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(true);
-      return new Dedicated(c, autoCommit);
+      return new Dedicated(c, autoCommit, keepOpen(c));
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
@@ -276,17 +282,55 @@ public final class ConnectionSource {
   }
 
   /**
-   * A connection from {@link #dedicated()}, in auto-commit while it is kept.
+   * Turns off the server's timeout for idle sessions on a connection kept for long without a
+   * statement: PostgreSQL's {@code idle_session_timeout} (14 and later; off by default, but a DBA
+   * may set it for a database or role), MariaDB's and MySQL's {@code wait_timeout} (8 hours by
+   * default). The server would otherwise end the session: the single-instance guard's lock would go
+   * with it, silently, and the change listener would be reopened every time. Returns the statement
+   * that gives the session its default back, or null if nothing was changed.
+   */
+  static String keepOpen(Connection c) throws SQLException {
+    java.sql.DatabaseMetaData md = c.getMetaData();
+    String product = md.getDatabaseProductName();
+    String set;
+    String reset;
+    if ("PostgreSQL".equalsIgnoreCase(product) && md.getDatabaseMajorVersion() >= 14) {
+      set = "SET idle_session_timeout = 0";
+      reset = "RESET idle_session_timeout";
+    } else if ("MariaDB".equalsIgnoreCase(product) || "MySQL".equalsIgnoreCase(product)) {
+      set = "SET SESSION wait_timeout = " + Timeouts.KEPT_SESSION_WAIT_S;
+      reset = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
+    } else {
+      return null;
+    }
+    try (java.sql.Statement s = c.createStatement()) {
+      s.execute(set);
+    }
+    return reset;
+  }
+
+  /**
+   * A connection from {@link #dedicated()}, in auto-commit while it is kept, the server's idle
+   * timeout off ({@link #keepOpen}).
    *
    * @param connection the connection
    * @param autoCommit its own auto-commit setting, given back by {@link #close()} (a user's pool
    *     that does not reset session state lends it again as it was lent)
+   * @param resetIdleTimeout the statement that gives the session its idle timeout back, or null
    */
-  public record Dedicated(Connection connection, boolean autoCommit) implements AutoCloseable {
-    /** Gives the connection its own auto-commit setting back and closes it. */
+  public record Dedicated(Connection connection, boolean autoCommit, String resetIdleTimeout)
+      implements AutoCloseable {
+    /** Gives the connection its own idle timeout and auto-commit setting back and closes it. */
     @Override
     public void close() throws SQLException {
       try (connection) {
+        if (resetIdleTimeout != null && !connection.isClosed()) {
+          try (java.sql.Statement s = connection.createStatement()) {
+            s.execute(resetIdleTimeout);
+          } catch (SQLException e) {
+            // a broken connection: the pool discards it, and its setting with it
+          }
+        }
         if (!autoCommit) {
           connection.setAutoCommit(false);
         }
