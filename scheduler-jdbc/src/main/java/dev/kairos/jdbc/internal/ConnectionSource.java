@@ -287,7 +287,8 @@ public final class ConnectionSource {
    * may set it for a database or role), MariaDB's and MySQL's {@code wait_timeout} (8 hours by
    * default). The server would otherwise end the session: the single-instance guard's lock would go
    * with it, silently, and the change listener would be reopened every time. Returns the statement
-   * that gives the session its default back, or null if nothing was changed.
+   * that gives the session its default back, or null if nothing was changed (another database,
+   * PostgreSQL before 14, or the statement refused, logged at DEBUG: a proxy may refuse it).
    */
   static String keepOpen(Connection c) throws SQLException {
     java.sql.DatabaseMetaData md = c.getMetaData();
@@ -305,6 +306,10 @@ public final class ConnectionSource {
     }
     try (java.sql.Statement s = c.createStatement()) {
       s.execute(set);
+    } catch (SQLException e) { // a proxy that refuses it, say: keep the connection as it is
+      log.debug(
+          "'{}' failed on a connection kept for long; the server may end it when idle", set, e);
+      return null;
     }
     return reset;
   }
