@@ -78,10 +78,12 @@ public interface TimeSource {
   }
 
   /**
-   * The system clock corrected to follow {@code reference}: now() is the system time plus the
-   * offset to the reference, sampled at the first call and then every {@code resample} in the
-   * background (halving the sample's round trip). A failed sample keeps the last offset. Waits are
-   * in real time.
+   * A clock that follows {@code reference}: now() is the reference's time at the last sample
+   * (halving the sample's round trip) plus the monotonic time since, so a step of the local wall
+   * clock does not move it. The reference is sampled at the first call, then every {@code resample}
+   * in the background, and at once when the local wall clock has moved more than a second apart
+   * from the monotonic one (a step, or a machine resumed from a pause). A failed sample keeps the
+   * last offset to the local wall clock. Waits are in real time.
    *
    * <p>In cluster mode, to take fire times from the database's clock rather than each instance's
    * (so an instance whose clock runs ahead cannot fire early):

@@ -114,4 +114,80 @@ class FollowingTimeSourceTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("PT0S");
   }
+
+  /**
+   * Local clocks the test moves: the wall clock, the monotonic clock, and the reference (the
+   * database's clock), each stepped on its own.
+   */
+  private static final class Clocks {
+    static final Instant T = Instant.parse("2026-12-05T12:00:00Z");
+    final AtomicReference<Instant> wall = new AtomicReference<>(T);
+    final java.util.concurrent.atomic.AtomicLong mono =
+        new java.util.concurrent.atomic.AtomicLong(5);
+    final AtomicReference<Instant> ref = new AtomicReference<>(T.plusSeconds(30));
+    final AtomicInteger asked = new AtomicInteger();
+
+    FollowingTimeSource source() {
+      return new FollowingTimeSource(
+          () -> {
+            asked.incrementAndGet();
+            return ref.get();
+          },
+          Duration.ofHours(1),
+          wall::get,
+          mono::get);
+    }
+
+    /** Real time passes: every clock moves on together. */
+    void pass(Duration d) {
+      wall.set(wall.get().plus(d));
+      mono.addAndGet(d.toNanos());
+      ref.set(ref.get().plus(d));
+    }
+  }
+
+  /**
+   * Between samples the time runs on the monotonic clock: a step of the local wall clock (an NTP
+   * correction) no longer moves it, so fires neither run early (step forward) nor late (step back)
+   * until the next sample; and the step makes that sample come at once, not at the period's end.
+   * Before, the time was the wall clock plus the offset, and moved with every step.
+   */
+  @Test
+  void localWallClockSteps_timeKeepsToTheReference_andIsSampledAgainAtOnce() {
+    for (Duration step : new Duration[] {Duration.ofHours(1), Duration.ofMinutes(-10)}) {
+      Clocks c = new Clocks();
+      FollowingTimeSource t = c.source();
+      assertThat(t.now()).isEqualTo(c.ref.get());
+      c.pass(Duration.ofSeconds(3));
+      assertThat(t.now()).isEqualTo(c.ref.get());
+      assertThat(c.asked).as("no sample within the period").hasValue(1);
+
+      c.wall.set(c.wall.get().plus(step));
+
+      assertThat(t.now()).as("the reference's time, not moved by the step").isEqualTo(c.ref.get());
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(c.asked).hasValue(2));
+      c.pass(Duration.ofSeconds(1));
+      assertThat(t.now()).isEqualTo(c.ref.get());
+      assertThat(t.offset()).isEqualTo(Duration.ofSeconds(30).minus(step));
+    }
+  }
+
+  /**
+   * A machine resumed after a pause: the wall clock and the reference moved on, the monotonic clock
+   * did not count the pause. The time is behind until the sample that the wall clock's move starts
+   * at once.
+   */
+  @Test
+  void resumedFromAPause_sampledAgainAtOnce() {
+    Clocks c = new Clocks();
+    FollowingTimeSource t = c.source();
+    t.now();
+    c.wall.set(c.wall.get().plus(Duration.ofMinutes(20)));
+    c.ref.set(c.ref.get().plus(Duration.ofMinutes(20)));
+
+    t.now(); // behind by the pause, and starts a sample
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .untilAsserted(() -> assertThat(t.now()).isEqualTo(c.ref.get()));
+  }
 }
