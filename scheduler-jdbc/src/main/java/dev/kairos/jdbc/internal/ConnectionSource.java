@@ -292,13 +292,13 @@ public final class ConnectionSource {
    */
   static String keepOpen(Connection c) throws SQLException {
     java.sql.DatabaseMetaData md = c.getMetaData();
-    String product = md.getDatabaseProductName();
+    Dialect dialect = Dialect.of(md); // from the metadata, no statement
     String set;
     String reset;
-    if ("PostgreSQL".equalsIgnoreCase(product) && md.getDatabaseMajorVersion() >= 14) {
+    if (dialect == Dialect.POSTGRESQL && md.getDatabaseMajorVersion() >= 14) {
       set = "SET idle_session_timeout = 0";
       reset = "RESET idle_session_timeout";
-    } else if ("MariaDB".equalsIgnoreCase(product) || "MySQL".equalsIgnoreCase(product)) {
+    } else if (dialect.mysqlFamily()) {
       set = "SET SESSION wait_timeout = " + Timeouts.KEPT_SESSION_WAIT_S;
       reset = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
     } else {
