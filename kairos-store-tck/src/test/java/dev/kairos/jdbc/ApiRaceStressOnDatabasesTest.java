@@ -39,5 +39,8 @@ class ApiRaceStressOnDatabasesTest {
     assertThat(r.runsAfterPause())
         .as("runs after pause (seed %d): %s", seed, r.examples())
         .isZero();
+    assertThat(r.pausesLost())
+        .as("paused jobs found unpaused in the store (seed %d): %s", seed, r.examples())
+        .isZero();
   }
 }

@@ -99,6 +99,13 @@ public final class KairosScheduler implements Scheduler {
   /** Jobs the store returned but {@link JobRules} refuses at load time: key → reason. */
   private final Map<String, String> refused = new ConcurrentHashMap<>();
 
+  /**
+   * Keys whose store write failed with its outcome unknown (the commit may have gone through, its
+   * answer lost) and whose row could not be read back either: the heap may disagree with the store
+   * about them until {@link #settle} reads them again, at the next window load or change.
+   */
+  private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
@@ -360,6 +367,7 @@ public final class KairosScheduler implements Scheduler {
     changes.lock();
     Instant now = config.time().now();
     try {
+      settle();
       Instant until = Timetables.plus(now, config.lookAhead());
       WindowCursor after = dispatcher.beginLoad(until);
       runner.calendars.replaceAll(config.store().calendars());
@@ -438,11 +446,17 @@ public final class KairosScheduler implements Scheduler {
       requireCalendars(List.of(valid));
       Instant now = config.time().now();
       Instant first = runner.calendars.timetable(valid).first(now).orElse(null);
+      settle();
       Upsert u;
       try {
         u = config.store().upsert(fresh(valid, first));
       } catch (IllegalStateException e) {
         throw forgetCalendarsOnRefusal(e);
+      } catch (IllegalArgumentException e) {
+        throw e; // refused before anything was written
+      } catch (RuntimeException e) {
+        resyncWhenSettled(List.of(valid.key())); // the commit may have gone through
+        throw e;
       }
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
@@ -944,21 +958,50 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /**
-   * Makes the heap agree with the store for these keys: after a failed bulk call, which a store
-   * without an atomic bulk write (or a commit whose acknowledgement was lost) may have written in
-   * part; or when a caller's transaction holding changes ends. Best effort: if the store cannot be
-   * read either, the next restart loads them.
+   * Makes the heap agree with the store for these keys: after a failed write, which may have
+   * committed with its answer lost (a dropped connection, H2 failing after the commit) or, for a
+   * store without an atomic bulk write, in part; or when a caller's transaction holding changes
+   * ends. A key whose row cannot be read now either is kept in {@link #unsettled} and read again at
+   * the next window load or change ({@link #settle}).
    */
-  private void resync(List<String> keys) {
+  private void resync(Collection<String> keys) {
     changes.lock();
     try {
+      Instant now = config.time().now();
+      int failed = 0;
+      RuntimeException first = null;
       for (String key : keys) {
-        dispatcher.changed(key, config.store().find(key).orElse(null));
+        JobRecord r;
+        try {
+          r = config.store().find(key).orElse(null);
+        } catch (UnreadableJobException e) {
+          r = null; // not fired; unreadable() lists it
+        } catch (RuntimeException e) {
+          unsettled.add(key);
+          failed++;
+          first = first == null ? e : first;
+          continue;
+        }
+        unsettled.remove(key);
+        JobRecord read = r;
+        dispatcher.changed(key, read != null && readable(read, now) ? read : null);
       }
-    } catch (RuntimeException e) {
-      log.warn("re-reading {} job(s) after a failed bulk change failed too", keys.size(), e);
+      if (failed > 0) {
+        log.warn(
+            "re-reading {} job(s) after a failed store call failed too; they are read again at"
+                + " the next window load or change",
+            failed,
+            first);
+      }
     } finally {
       changes.unlock();
+    }
+  }
+
+  /** Reads again the keys a failed {@link #resync} left unsettled, if any. */
+  private void settle() {
+    if (!unsettled.isEmpty()) {
+      resync(List.copyOf(unsettled));
     }
   }
 
@@ -986,6 +1029,7 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     try {
+      settle();
       for (; ; ) {
         Optional<JobRecord> current = config.store().find(key);
         if (current.isEmpty()) {
@@ -996,7 +1040,15 @@ public final class KairosScheduler implements Scheduler {
         if (wanted == r) {
           return true;
         }
-        Optional<JobRecord> stored = config.store().replace(wanted, r.version());
+        Optional<JobRecord> stored;
+        try {
+          stored = config.store().replace(wanted, r.version());
+        } catch (UnreadableJobException | IllegalArgumentException e) {
+          throw e; // refused: nothing was written
+        } catch (RuntimeException e) {
+          resyncWhenSettled(List.of(key)); // the commit may have gone through, its answer lost
+          throw e;
+        }
         if (stored.isPresent()) {
           // A resumed job can break the catch-up rule as a loaded one can: not queued then.
           boolean ok = readable(stored.get(), config.time().now());
