@@ -911,6 +911,25 @@ final class Dispatcher {
     }
   }
 
+  /**
+   * The job as the store holds it, read again after a change whose outcome is unknown: {@link
+   * #changed}, unless its entry is running and the row is no newer than the record the run was
+   * taken from (the change did not commit; remembering that older row for the run's end could queue
+   * the fire that ran again, should its write-back find no row).
+   */
+  void reread(String key, JobRecord record) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      if (e != null && e.running && record != null && record.version() <= e.record.version()) {
+        return;
+      }
+      changed(key, record);
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** {@link #changed} for each record of a batch, under one acquisition of the lock. */
   void changedAll(List<JobRecord> records) {
     lock.lock();

@@ -984,7 +984,7 @@ public final class KairosScheduler implements Scheduler {
         }
         unsettled.remove(key);
         JobRecord read = r;
-        dispatcher.changed(key, read != null && readable(read, now) ? read : null);
+        dispatcher.reread(key, read != null && readable(read, now) ? read : null);
       }
       if (failed > 0) {
         log.warn(

@@ -5,17 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
-import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
-import dev.kairos.engine.InMemoryStore;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.JobStore;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
-import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
-import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -119,13 +113,41 @@ class LostAcknowledgementTest {
   }
 
   /**
+   * A change during a run that failed before its commit leaves the row as the run found it: read
+   * back, that row is not remembered for the run's end, where it would queue the fire that ran
+   * again if the write-back found no row.
+   */
+  @Test
+  void changeFailsUncommittedDuringARun_theFireIsNotRunAgain() {
+    AnswerLosingStore s = new AnswerLosingStore();
+    Harness[] self = new Harness[1];
+    self[0] =
+        new Harness(
+            s,
+            ctx -> {
+              if (self[0].runs.size() > 1) {
+                return; // the fire run again (before the fix): no more failures
+              }
+              s.failNextWrite = true;
+              s.noRowForWriteBacks = true;
+              assertThatThrownBy(() -> self[0].scheduler.pause("a"))
+                  .isInstanceOf(StoreException.class);
+            });
+    self[0].scheduler.schedule(every10s("a"));
+
+    self[0].runUntil(Harness.T0.plusSeconds(25));
+    assertThat(self[0].fires()).containsExactly(0L);
+  }
+
+  /**
    * An in-memory store whose next {@code upsert} or {@code replace}, once armed, commits and then
    * throws, as a JDBC store does when the connection drops after the commit.
    */
-  private static final class AnswerLosingStore implements JobStore {
-    private final InMemoryStore delegate = new InMemoryStore();
+  private static final class AnswerLosingStore extends ForwardingStore {
     volatile boolean loseNextAnswer;
     volatile int failingReads;
+    volatile boolean failNextWrite;
+    volatile boolean noRowForWriteBacks;
 
     private <T> T answer(T committed) {
       if (loseNextAnswer) {
@@ -137,12 +159,21 @@ class LostAcknowledgementTest {
 
     @Override
     public Upsert upsert(JobRecord fresh) {
-      return answer(delegate.upsert(fresh));
+      return answer(super.upsert(fresh));
     }
 
     @Override
     public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-      return answer(delegate.replace(updated, expectedVersion));
+      if (failNextWrite) {
+        failNextWrite = false;
+        throw new StoreException("connection refused");
+      }
+      return answer(super.replace(updated, expectedVersion));
+    }
+
+    @Override
+    public Optional<JobRecord> runFinished(RunResult result) {
+      return noRowForWriteBacks ? Optional.empty() : super.runFinished(result);
     }
 
     @Override
@@ -151,37 +182,7 @@ class LostAcknowledgementTest {
         failingReads--;
         throw new StoreException("connection refused");
       }
-      return delegate.find(key);
-    }
-
-    @Override
-    public List<JobRecord> findAll() {
-      return delegate.findAll();
-    }
-
-    @Override
-    public boolean delete(String key) {
-      return delegate.delete(key);
-    }
-
-    @Override
-    public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
-      return delegate.due(after, before, limit);
-    }
-
-    @Override
-    public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
-      delegate.runStarted(key, scheduledFireTime, start, instance);
-    }
-
-    @Override
-    public Optional<JobRecord> runFinished(RunResult result) {
-      return delegate.runFinished(result);
-    }
-
-    @Override
-    public List<RunRecord> history(String key, int limit) {
-      return delegate.history(key, limit);
+      return super.find(key);
     }
   }
 }

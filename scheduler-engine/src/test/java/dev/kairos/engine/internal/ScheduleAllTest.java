@@ -6,24 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
-import dev.kairos.RunRecord;
 import dev.kairos.StoreException;
 import dev.kairos.engine.CallerTransactions;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.JobStore;
-import dev.kairos.spi.RunResult;
 import dev.kairos.spi.Upsert;
-import dev.kairos.spi.WindowCursor;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -303,8 +297,7 @@ class ScheduleAllTest {
   }
 
   /** An in-memory store that counts bulk calls and can fail one of them. */
-  private static final class CountingStore implements JobStore {
-    private final InMemoryStore delegate = new InMemoryStore();
+  private static final class CountingStore extends ForwardingStore {
     final List<Integer> upsertAllSizes = Collections.synchronizedList(new ArrayList<>());
     final List<Thread> upsertAllThreads = Collections.synchronizedList(new ArrayList<>());
     final List<Integer> deleteAllSizes = new ArrayList<>();
@@ -352,46 +345,6 @@ class ScheduleAllTest {
     public Upsert upsert(JobRecord fresh) {
       upserts++;
       return delegate.upsert(fresh);
-    }
-
-    @Override
-    public Optional<JobRecord> find(String key) {
-      return delegate.find(key);
-    }
-
-    @Override
-    public List<JobRecord> findAll() {
-      return delegate.findAll();
-    }
-
-    @Override
-    public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
-      return delegate.replace(updated, expectedVersion);
-    }
-
-    @Override
-    public boolean delete(String key) {
-      return delegate.delete(key);
-    }
-
-    @Override
-    public List<JobRecord> due(WindowCursor after, Instant before, int limit) {
-      return delegate.due(after, before, limit);
-    }
-
-    @Override
-    public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
-      delegate.runStarted(key, scheduledFireTime, start, instance);
-    }
-
-    @Override
-    public Optional<JobRecord> runFinished(RunResult result) {
-      return delegate.runFinished(result);
-    }
-
-    @Override
-    public List<RunRecord> history(String key, int limit) {
-      return delegate.history(key, limit);
     }
   }
 }
