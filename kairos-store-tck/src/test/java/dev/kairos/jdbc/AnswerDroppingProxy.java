@@ -22,6 +22,7 @@ final class AnswerDroppingProxy implements AutoCloseable {
   private final String host;
   private final int port;
   private volatile String armed;
+  private volatile String after;
 
   /** Answers dropped so far. */
   final AtomicInteger dropped = new AtomicInteger();
@@ -42,6 +43,18 @@ final class AnswerDroppingProxy implements AutoCloseable {
 
   /** The answer to the next client message that contains {@code text} is dropped (once). */
   void dropAnswerTo(String text) {
+    dropAnswerTo(null, text);
+  }
+
+  /**
+   * Once a client message contains {@code after}, the answer to that connection's next message
+   * containing {@code text} is dropped (once).
+   *
+   * @param after what a connection must send first, or null for any connection
+   * @param text what the message whose answer is dropped contains
+   */
+  void dropAnswerTo(String after, String text) {
+    this.after = after;
     armed = text;
   }
 
@@ -70,6 +83,7 @@ final class AnswerDroppingProxy implements AutoCloseable {
     private final Socket client;
     private final Socket upstream;
     private volatile boolean dropNextAnswer;
+    private boolean sawAfter;
 
     Link(Socket client, Socket upstream) {
       this.client = client;
@@ -82,7 +96,12 @@ final class AnswerDroppingProxy implements AutoCloseable {
           OutputStream out = upstream.getOutputStream()) {
         for (int n; (n = in.read(buf)) > 0; ) {
           String text = armed;
-          if (text != null && new String(buf, 0, n, StandardCharsets.ISO_8859_1).contains(text)) {
+          String sent = new String(buf, 0, n, StandardCharsets.ISO_8859_1);
+          String first = after;
+          if (first != null && sent.contains(first)) {
+            sawAfter = true;
+          }
+          if (text != null && (first == null || sawAfter) && sent.contains(text)) {
             armed = null;
             dropNextAnswer = true;
           }

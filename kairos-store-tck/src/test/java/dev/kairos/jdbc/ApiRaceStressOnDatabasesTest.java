@@ -7,6 +7,10 @@ import dev.kairos.spi.JobStore;
 import dev.kairos.tck.PostgresTestDatabase;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +34,47 @@ class ApiRaceStressOnDatabasesTest {
     }
   }
 
-  private static void check(JobStore store) throws Exception {
+  /**
+   * The same while the store's connections are cut every 250 ms (as a database restart or a network
+   * fault would end them): calls fail with their outcome unknown, yet no fire runs twice, nothing
+   * runs after a pause that returned, and a job paused stays paused in the store.
+   */
+  @Test
+  void postgres_connectionsCutWhileCallsRace() throws Exception {
+    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
+      db.assumeReachable();
+      String app = "kairos-race-cut";
+      JobStore store =
+          JdbcStore.builder()
+              .url(db.url() + "&ApplicationName=" + app)
+              .user(PostgresTestDatabase.USER)
+              .password(PostgresTestDatabase.PASSWORD)
+              .poolSize(8)
+              .build()
+              .jobStore();
+      AtomicInteger cut = new AtomicInteger();
+      AtomicBoolean done = new AtomicBoolean();
+      Thread cutter =
+          new Thread(
+              () -> {
+                while (!done.get()) {
+                  cut.addAndGet(db.terminateConnections(app));
+                  LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
+                }
+              },
+              "connection-cutter");
+      cutter.start();
+      try {
+        check(store);
+      } finally {
+        done.set(true);
+        cutter.join();
+      }
+      assertThat(cut.get()).as("connections cut").isPositive();
+    }
+  }
+
+  private static ApiRaceStress.Report check(JobStore store) throws Exception {
     long seed = System.nanoTime();
     ApiRaceStress.Report r = ApiRaceStress.run(store, 20, 8, Duration.ofSeconds(6), seed);
 
@@ -42,5 +86,6 @@ class ApiRaceStressOnDatabasesTest {
     assertThat(r.pausesLost())
         .as("paused jobs found unpaused in the store (seed %d): %s", seed, r.examples())
         .isZero();
+    return r;
   }
 }

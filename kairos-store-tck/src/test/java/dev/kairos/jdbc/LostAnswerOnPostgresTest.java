@@ -69,10 +69,7 @@ class LostAnswerOnPostgresTest {
 
   private static Scheduler scheduler(
       PostgresTestDatabase db, AnswerDroppingProxy proxy, CountDownLatch ran) {
-    // prepareThreshold=0: every statement is sent with its text (a COMMIT too), for the proxy
-    String url =
-        db.url().replace(hostAndPort(PostgresTestDatabase.SERVER), "127.0.0.1:" + proxy.port())
-            + "&prepareThreshold=0";
+    String url = throughProxy(db, proxy);
     JdbcStore store =
         JdbcStore.builder()
             .url(url)
@@ -86,7 +83,17 @@ class LostAnswerOnPostgresTest {
     return s;
   }
 
-  private static AnswerDroppingProxy proxyTo(String jdbcUrl) throws Exception {
+  /**
+   * The URL of {@code db}'s schema through {@code proxy}, every statement sent with its text
+   * ({@code prepareThreshold=0}: a COMMIT too), for the proxy to match.
+   */
+  static String throughProxy(PostgresTestDatabase db, AnswerDroppingProxy proxy) {
+    return db.url().replace(hostAndPort(PostgresTestDatabase.SERVER), "127.0.0.1:" + proxy.port())
+        + "&prepareThreshold=0";
+  }
+
+  /** A proxy in front of the server of {@code jdbcUrl}. */
+  static AnswerDroppingProxy proxyTo(String jdbcUrl) throws Exception {
     URI uri = URI.create(jdbcUrl.substring("jdbc:".length()));
     return new AnswerDroppingProxy(uri.getHost(), uri.getPort() < 0 ? 5432 : uri.getPort());
   }

@@ -198,8 +198,6 @@ public final class KairosScheduler implements Scheduler {
         throw e;
       }
       config.time().addListener(wake);
-      backfills.recover();
-      runner.calendars.replaceAll(config.store().calendars());
       if (config.store() instanceof ClusterStore cs && cs.clustered()) {
         clusterSync =
             new ClusterSync(
@@ -216,29 +214,38 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /**
-   * Opens the store (and registers this instance in cluster mode), retrying a {@link
-   * StoreException} with backoff, in real time, until the startup timeout runs out.
+   * Opens the store (and registers this instance in cluster mode), then releases the backfill slots
+   * a stop interrupted and reads the calendars, retrying a {@link StoreException} of any of these
+   * with backoff, in real time, until the startup timeout runs out (the store is opened once: a
+   * retry after it opened only reads again). Before, a connection lost after the open made {@code
+   * start()} throw at once, half started.
    */
   private void openStore() {
     TimeSource real = TimeSource.system();
     Instant deadline = Timetables.plus(real.now(), config.startupTimeout());
     Duration backoff = FIRST_STARTUP_BACKOFF;
+    boolean opened = false;
     for (int attempt = 1; ; attempt++) {
       try {
-        config.store().open();
-        String problem = config.store().unholdable(config.instanceId());
-        if (problem != null) {
-          throw new IllegalStateException(
-              "instance id '"
-                  + config.instanceId()
-                  + "' "
-                  + problem
-                  + ": every run is written with it; choose one the store can hold"
-                  + " (Kairos.Builder.instanceId)");
+        if (!opened) {
+          config.store().open();
+          String problem = config.store().unholdable(config.instanceId());
+          if (problem != null) {
+            throw new IllegalStateException(
+                "instance id '"
+                    + config.instanceId()
+                    + "' "
+                    + problem
+                    + ": every run is written with it; choose one the store can hold"
+                    + " (Kairos.Builder.instanceId)");
+          }
+          if (config.store() instanceof ClusterStore cs && cs.clustered()) {
+            cs.register(config.instanceId());
+          }
+          opened = true;
         }
-        if (config.store() instanceof ClusterStore cs && cs.clustered()) {
-          cs.register(config.instanceId());
-        }
+        backfills.recover();
+        runner.calendars.replaceAll(config.store().calendars());
         if (attempt > 1) {
           log.info("store {} opened at attempt {}", config.store(), attempt);
         }

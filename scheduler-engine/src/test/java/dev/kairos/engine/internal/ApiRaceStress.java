@@ -5,6 +5,7 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Scheduler;
+import dev.kairos.StoreException;
 import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobStore;
 import java.time.Duration;
@@ -37,6 +38,8 @@ public final class ApiRaceStress {
    * @param runsAfterPause runs that started after a {@code pause()} of their job had returned
    * @param calls API calls made
    * @param pausesLost looks at the store that found a job the ledger holds paused in another state
+   * @param failedCalls API calls that threw a {@link StoreException} (a store whose connections are
+   *     cut), after which the ledger no longer judges the job until it is paused again
    * @param examples up to 10 offending runs or looks, described
    */
   public record Report(
@@ -45,6 +48,7 @@ public final class ApiRaceStress {
       int runsAfterPause,
       int calls,
       int pausesLost,
+      int failedCalls,
       List<String> examples) {}
 
   private static final Duration PERIOD = Duration.ofMillis(20);
@@ -60,6 +64,7 @@ public final class ApiRaceStress {
   private final AtomicInteger afterPause = new AtomicInteger();
   private final AtomicInteger calls = new AtomicInteger();
   private final AtomicInteger pausesLost = new AtomicInteger();
+  private final AtomicInteger failedCalls = new AtomicInteger();
   private final List<String> examples = new CopyOnWriteArrayList<>();
 
   private ApiRaceStress() {}
@@ -105,7 +110,14 @@ public final class ApiRaceStress {
                   while (System.nanoTime() < end) {
                     int k = random.nextInt(keys);
                     synchronized (locks[k]) { // the ledger's view of one key stays in step
-                      call(scheduler, "k" + k, OPS.charAt(random.nextInt(OPS.length())) - '0');
+                      try {
+                        call(scheduler, "k" + k, OPS.charAt(random.nextInt(OPS.length())) - '0');
+                      } catch (StoreException e) {
+                        // Its outcome is unknown (a connection cut after the commit): the job
+                        // may or may not be paused now, so the ledger stops judging it.
+                        pausedSince.remove("k" + k);
+                        failedCalls.incrementAndGet();
+                      }
                     }
                     calls.incrementAndGet();
                   }
@@ -126,6 +138,7 @@ public final class ApiRaceStress {
         afterPause.get(),
         calls.get(),
         pausesLost.get(),
+        failedCalls.get(),
         List.copyOf(examples));
   }
 
@@ -136,8 +149,9 @@ public final class ApiRaceStress {
   private void call(Scheduler scheduler, String key, int op) {
     switch (op) {
       case 0 -> {
-        scheduler.pause(key);
-        pausedSince.putIfAbsent(key, Instant.now());
+        if (scheduler.pause(key)) {
+          pausedSince.putIfAbsent(key, Instant.now());
+        }
       }
       case 1 -> {
         pausedSince.remove(key);

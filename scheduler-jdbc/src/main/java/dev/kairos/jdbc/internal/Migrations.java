@@ -11,7 +11,9 @@ import java.util.Map;
 import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 import org.jdbi.v3.core.Jdbi;
 import org.jdbi.v3.core.JdbiException;
 import org.slf4j.Logger;
@@ -224,21 +226,31 @@ public final class Migrations {
    * @return the Flyway instance, not run yet
    */
   public static Flyway flyway(DataSource dataSource, Dialect dialect, String prefix, int baseline) {
-    return Flyway.configure(Migrations.class.getClassLoader())
-        .dataSource(dataSource)
-        .table(prefix + HISTORY)
-        .locations("classpath:dev/kairos/jdbc/" + dialect.folder())
-        .failOnMissingLocations(true)
-        .placeholders(Map.of("prefix", prefix))
-        .baselineOnMigrate(true)
-        .baselineVersion(String.valueOf(baseline))
-        .baselineDescription(
-            baseline == 0 ? "Kairos: no tables yet" : "Kairos: adopted from " + prefix + LEGACY)
-        .validateOnMigrate(true)
-        .cleanDisabled(true)
-        .outOfOrder(false)
-        .createSchemas(false)
-        .load();
+    FluentConfiguration config =
+        Flyway.configure(Migrations.class.getClassLoader())
+            .dataSource(dataSource)
+            .table(prefix + HISTORY)
+            .locations("classpath:dev/kairos/jdbc/" + dialect.folder())
+            .failOnMissingLocations(true)
+            .placeholders(Map.of("prefix", prefix))
+            .baselineOnMigrate(true)
+            .baselineVersion(String.valueOf(baseline))
+            .baselineDescription(
+                baseline == 0 ? "Kairos: no tables yet" : "Kairos: adopted from " + prefix + LEGACY)
+            .validateOnMigrate(true)
+            .cleanDisabled(true)
+            .outOfOrder(false)
+            .createSchemas(false);
+    // PostgreSQL: one connection, so that a script's DDL and its history row commit in one
+    // transaction. With Flyway's default (its lock taken inside the script's transaction), the
+    // history row was written on a second connection after the script had committed, and a
+    // connection cut between the two left the DDL applied and unrecorded: every later open failed
+    // on it (MigrationCutTest). The lock is then a session advisory lock, which ends with the
+    // connection.
+    config
+        .getConfigurationExtension(PostgreSQLConfigurationExtension.class)
+        .setTransactionalLock(false);
+    return config.load();
   }
 
   private static void refuseNewer(State s, String prefix) {
