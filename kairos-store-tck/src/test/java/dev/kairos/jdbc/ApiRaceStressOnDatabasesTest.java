@@ -41,6 +41,16 @@ class ApiRaceStressOnDatabasesTest {
    */
   @Test
   void postgres_connectionsCutWhileCallsRace() throws Exception {
+    withConnectionsCut(false);
+  }
+
+  /** The same in cluster mode (one instance: claims, the change feed and its listener cut too). */
+  @Test
+  void postgres_clustered_connectionsCutWhileCallsRace() throws Exception {
+    withConnectionsCut(true);
+  }
+
+  private static void withConnectionsCut(boolean clustered) throws Exception {
     try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
       db.assumeReachable();
       String app = "kairos-race-cut";
@@ -50,6 +60,7 @@ class ApiRaceStressOnDatabasesTest {
               .user(PostgresTestDatabase.USER)
               .password(PostgresTestDatabase.PASSWORD)
               .poolSize(8)
+              .clustered(clustered)
               .build()
               .jobStore();
       AtomicInteger cut = new AtomicInteger();

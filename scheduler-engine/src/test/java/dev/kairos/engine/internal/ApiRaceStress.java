@@ -94,7 +94,7 @@ public final class ApiRaceStress {
     try {
       scheduler.start();
       for (int k = 0; k < keys; k++) {
-        scheduler.schedule(spec("k" + k));
+        scheduleRetrying(scheduler, spec("k" + k));
       }
       long end = System.nanoTime() + length.toNanos();
       List<Thread> hammers = new ArrayList<>();
@@ -140,6 +140,20 @@ public final class ApiRaceStress {
         pausesLost.get(),
         failedCalls.get(),
         List.copyOf(examples));
+  }
+
+  /** Schedules the job, again while the store fails (its connections cut by a test). */
+  private static void scheduleRetrying(Scheduler scheduler, JobSpec spec) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        scheduler.schedule(spec);
+        return;
+      } catch (StoreException e) {
+        if (attempt == 100) {
+          throw e;
+        }
+      }
+    }
   }
 
   private static JobSpec spec(String key) {
