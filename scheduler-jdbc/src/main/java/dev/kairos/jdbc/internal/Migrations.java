@@ -246,10 +246,15 @@ public final class Migrations {
     // history row was written on a second connection after the script had committed, and a
     // connection cut between the two left the DDL applied and unrecorded: every later open failed
     // on it (MigrationCutTest). The lock is then a session advisory lock, which ends with the
-    // connection.
-    config
-        .getConfigurationExtension(PostgreSQLConfigurationExtension.class)
-        .setTransactionalLock(false);
+    // connection. Only for PostgreSQL (an application on another database may leave Flyway's
+    // PostgreSQL module out), and through the plugin register, which Flyway 11 (Spring Boot's)
+    // has as 13 does, where 11.7 lacks getConfigurationExtension.
+    if (dialect == Dialect.POSTGRESQL) {
+      config
+          .getPluginRegister()
+          .getPlugin(PostgreSQLConfigurationExtension.class)
+          .setTransactionalLock(false);
+    }
     return config.load();
   }
 
