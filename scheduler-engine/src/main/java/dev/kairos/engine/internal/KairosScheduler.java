@@ -459,11 +459,8 @@ public final class KairosScheduler implements Scheduler {
         u = config.store().upsert(fresh(valid, first));
       } catch (IllegalStateException e) {
         throw forgetCalendarsOnRefusal(e);
-      } catch (IllegalArgumentException e) {
-        throw e; // refused before anything was written
       } catch (RuntimeException e) {
-        resyncWhenSettled(List.of(valid.key())); // the commit may have gone through
-        throw e;
+        throw writeFailed(valid.key(), e);
       }
       refused.remove(valid.key());
       if (u.change() != Upsert.Change.UNCHANGED) {
@@ -990,8 +987,7 @@ public final class KairosScheduler implements Scheduler {
           continue;
         }
         unsettled.remove(key);
-        JobRecord read = r;
-        dispatcher.reread(key, read != null && readable(read, now) ? read : null);
+        dispatcher.reread(key, r != null && readable(r, now) ? r : null);
       }
       if (failed > 0) {
         log.warn(
@@ -1003,6 +999,17 @@ public final class KairosScheduler implements Scheduler {
     } finally {
       changes.unlock();
     }
+  }
+
+  /**
+   * A store write of {@code key} threw. Unless the store refused it (nothing written), its commit
+   * may have gone through with the answer lost, so the heap reads the job back. Returns {@code e}.
+   */
+  private RuntimeException writeFailed(String key, RuntimeException e) {
+    if (!(e instanceof IllegalArgumentException) && !(e instanceof UnreadableJobException)) {
+      resyncWhenSettled(List.of(key));
+    }
+    return e;
   }
 
   /** Reads again the keys a failed {@link #resync} left unsettled, if any. */
@@ -1050,11 +1057,8 @@ public final class KairosScheduler implements Scheduler {
         Optional<JobRecord> stored;
         try {
           stored = config.store().replace(wanted, r.version());
-        } catch (UnreadableJobException | IllegalArgumentException e) {
-          throw e; // refused: nothing was written
         } catch (RuntimeException e) {
-          resyncWhenSettled(List.of(key)); // the commit may have gone through, its answer lost
-          throw e;
+          throw writeFailed(key, e);
         }
         if (stored.isPresent()) {
           // A resumed job can break the catch-up rule as a loaded one can: not queued then.
