@@ -63,11 +63,15 @@ class ApiRaceStressOnDatabasesTest {
               .clustered(clustered)
               .build()
               .jobStore();
+      store.open(); // the tables made before the cuts begin (a cut migration is MigrationCutTest's)
       AtomicInteger cut = new AtomicInteger();
       AtomicBoolean done = new AtomicBoolean();
       Thread cutter =
           new Thread(
               () -> {
+                // Cuts begin once the scheduler has had time to start: a start cut every 250 ms
+                // on a loaded machine could use up its whole startup timeout retrying.
+                LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(2));
                 while (!done.get()) {
                   cut.addAndGet(db.terminateConnections(app));
                   LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
