@@ -58,7 +58,7 @@ class MariaDbMigrationCutTest {
   }
 
   @Test
-  void aTableOfTheApplicationsBearingTheName_isRefusedAndKept() throws Exception {
+  void aTableOfTheApplicationsBearingTheName_isRefusedAndKept_untilMovedAway() throws Exception {
     try (MariaDbTestDatabase db = MariaDbTestDatabase.create()) {
       db.assumeReachable();
       try (AnswerDroppingProxy proxy = new AnswerDroppingProxy("127.0.0.1", 3306)) {
@@ -87,6 +87,17 @@ class MariaDbMigrationCutTest {
           ResultSet rs = st.executeQuery("SELECT calendar_name FROM kairos_calendars")) {
         assertThat(rs.next()).isTrue();
         assertThat(rs.getString(1)).isEqualTo("mine");
+        // the application moves its table away: the next open completes the schema
+        st.execute("RENAME TABLE kairos_calendars TO app_calendars");
+      }
+      try (JdbcStore again = db.builder().build()) {
+        again.open();
+      }
+      try (Connection c = db.connect();
+          Statement st = c.createStatement();
+          ResultSet rs = st.executeQuery("SELECT count(*) FROM app_calendars")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getInt(1)).isEqualTo(1);
       }
     }
   }
