@@ -10,8 +10,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.flywaydb.core.api.callback.BaseCallback;
@@ -21,25 +23,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * MariaDB and MySQL: removes what a script made before the run that made it was recorded, so that
+ * H2, MariaDB and MySQL: undoes what a run of a script did before that run was recorded, so that
  * the script can run again. Their DDL commits by itself, statement by statement, so a connection
- * lost between a script's statements, or between its last statement and Flyway's history row,
- * leaves the script applied (in whole or in part) and unrecorded; the next migration ran it again
- * and failed on the first thing it made ({@code Duplicate column name 'kind'}), at every later
- * {@code open()}. (PostgreSQL and H2 commit a script and its history row together.)
+ * lost (MariaDB, MySQL) or a process killed (all three) between a script's statements, or between
+ * its last statement and Flyway's history row, leaves the script applied in part or whole and
+ * unrecorded; the next migration ran it again and failed on the first thing it had made ({@code
+ * Duplicate column name 'kind'}), at every later {@code open()}. (PostgreSQL commits a script and
+ * its history row together.)
  *
  * <p>A Flyway callback before each script, on Flyway's connection and under its lock (so no other
  * instance migrates meanwhile): the script is still pending, so whatever of its own it finds was
  * left by such a run, and nothing since has written to it (a store opens only once its script is
- * recorded). It is dropped, newest first, and the script then runs whole. What a script makes is
- * read from the script itself: {@code CREATE TABLE}, {@code CREATE INDEX}, {@code CREATE SEQUENCE}
- * and {@code ALTER TABLE … ADD COLUMN}; an {@code UPDATE} can run twice and leaves nothing to drop.
- * A script with any other statement is refused here, before it runs (the scripts' test reads them
- * all).
+ * recorded). What it made is dropped, newest first; an index it dropped is made again, as the
+ * script that made it did; the script then runs whole. What a script does is read from the script
+ * itself: {@code CREATE TABLE}, {@code CREATE INDEX}, {@code CREATE SEQUENCE}, {@code ALTER TABLE …
+ * ADD COLUMN} and {@code DROP INDEX} are undone; an {@code UPDATE} and the cache sizes of a
+ * sequence or an identity column can be set twice. A script with any other statement is refused
+ * here, before it runs ({@code LeftoversTest} reads them all).
  *
  * <p>A table is dropped only if it is empty and has exactly the script's columns: one of the
  * application's own that happens to bear the name is refused with its name, untouched, as the
- * script would have refused it, and nothing else is dropped.
+ * script would have refused it, and nothing else is changed.
  */
 final class Leftovers extends BaseCallback {
   private static final Logger log = LoggerFactory.getLogger(Leftovers.class);
@@ -48,35 +52,46 @@ final class Leftovers extends BaseCallback {
       Pattern.compile("CREATE TABLE (\\w+) \\((.*)\\)[^)]*", Pattern.DOTALL);
   private static final Pattern CREATE_INDEX = Pattern.compile("CREATE INDEX (\\w+) ON (\\w+) .*");
   private static final Pattern CREATE_SEQUENCE = Pattern.compile("CREATE SEQUENCE (\\w+)");
+  private static final Pattern DROP_INDEX = Pattern.compile("DROP INDEX (\\w+)");
+  private static final Pattern REPEATABLE =
+      Pattern.compile(
+          "UPDATE .*|ALTER SEQUENCE \\w+ CACHE \\d+|ALTER TABLE \\w+ ALTER COLUMN \\w+ SET CACHE \\d+");
   private static final Pattern ADD_COLUMN =
       Pattern.compile("ALTER TABLE (\\w+) ADD COLUMN\\s+(\\w+) .*", Pattern.DOTALL);
   private static final Pattern COLUMN = Pattern.compile("\\s*(\\w+)\\s+.*");
   private static final List<String> NOT_COLUMNS =
       List.of("PRIMARY", "KEY", "UNIQUE", "INDEX", "CONSTRAINT", "FOREIGN");
 
-  /** What a script makes, one statement's worth. */
+  /** What a script does, one statement's worth. */
   enum Kind {
     TABLE,
     INDEX,
     SEQUENCE,
-    COLUMN
+    COLUMN,
+    /** An index the script drops, made by an earlier script. */
+    DROPPED_INDEX
   }
 
   /**
-   * One thing a script makes.
+   * One thing a script makes or drops.
    *
    * @param kind what it is
    * @param table the table (for a table or sequence: its name)
    * @param name the index's or column's name; null for a table or sequence
    * @param columns a table's columns, in order; empty otherwise
+   * @param restore for a dropped index, the statement that made it; null otherwise
    */
-  record Made(Kind kind, String table, String name, List<String> columns) {
+  record Made(Kind kind, String table, String name, List<String> columns, String restore) {
+    Made(Kind kind, String table, String name, List<String> columns) {
+      this(kind, table, name, columns, null);
+    }
+
     @Override
     public String toString() {
       return switch (kind) {
         case TABLE -> "table " + table;
         case SEQUENCE -> "sequence " + table;
-        case INDEX -> "index " + name + " on " + table;
+        case INDEX, DROPPED_INDEX -> "index " + name + " on " + table;
         case COLUMN -> "column " + table + "." + name;
       };
     }
@@ -109,18 +124,18 @@ final class Leftovers extends BaseCallback {
     if (script == null) {
       return; // not one of Kairos's scripts
     }
-    List<Made> made = made(script, read(dialect, script), prefix);
+    List<Made> made = made(dialect, script, prefix);
     try {
-      List<Made> found = drop(context.getConnection(), made);
-      if (!found.isEmpty()) {
+      List<Made> undone = undo(context.getConnection(), made);
+      if (!undone.isEmpty()) {
         log.warn(
             "tables {}*: schema version {} ({}) was applied in part or whole by an earlier run that"
-                + " lost its connection before recording it; dropped what it had made ({}), the"
-                + " script runs again",
+                + " ended before recording it (connection lost, process killed); undid what it had"
+                + " done ({}: made again if dropped, else dropped), the script runs again",
             prefix,
             version,
             script,
-            found);
+            undone);
       }
     } catch (SQLException e) {
       throw new StoreException(
@@ -140,24 +155,29 @@ final class Leftovers extends BaseCallback {
   }
 
   /**
-   * Drops whatever of {@code made} exists, newest first, after checking that every table among it
-   * is one the script made.
+   * Undoes whatever of {@code made} was done, newest first, after checking that every table among
+   * it is one the script made: drops what exists of what it makes, makes again what is missing of
+   * the indexes it drops.
    *
-   * @return what was found and dropped, in the script's order
+   * @return what was undone, in the script's order
    */
-  private List<Made> drop(Connection c, List<Made> made) throws SQLException {
-    List<Made> found = new ArrayList<>();
+  private List<Made> undo(Connection c, List<Made> made) throws SQLException {
+    List<Made> done = new ArrayList<>();
     for (Made m : made) {
-      if (exists(c, m)) {
+      if (m.kind() == Kind.DROPPED_INDEX) {
+        if (!exists(c, m) && exists(c, new Made(Kind.TABLE, m.table(), null, List.of()))) {
+          done.add(m);
+        }
+      } else if (exists(c, m)) {
         if (m.kind() == Kind.TABLE) {
           refuseUnlessLeft(c, m);
         }
-        found.add(m);
+        done.add(m);
       }
     }
-    for (int i = found.size() - 1; i >= 0; i--) {
-      Made m = found.get(i);
-      if (m.kind() == Kind.INDEX && dropsTable(found, m.table())) {
+    for (int i = done.size() - 1; i >= 0; i--) {
+      Made m = done.get(i);
+      if (m.kind() == Kind.INDEX && dropsTable(done, m.table())) {
         continue; // goes with its table
       }
       try (Statement st = c.createStatement()) {
@@ -165,12 +185,14 @@ final class Leftovers extends BaseCallback {
             switch (m.kind()) {
               case TABLE -> "DROP TABLE " + m.table();
               case SEQUENCE -> "DROP SEQUENCE " + m.table();
-              case INDEX -> "DROP INDEX " + m.name() + " ON " + m.table();
+              case INDEX ->
+                  "DROP INDEX " + m.name() + (dialect == Dialect.H2 ? "" : " ON " + m.table());
               case COLUMN -> "ALTER TABLE " + m.table() + " DROP COLUMN " + m.name();
+              case DROPPED_INDEX -> m.restore();
             });
       }
     }
-    return found;
+    return done;
   }
 
   private static boolean dropsTable(List<Made> found, String table) {
@@ -213,23 +235,28 @@ final class Leftovers extends BaseCallback {
   }
 
   private boolean exists(Connection c, Made m) throws SQLException {
+    boolean h2 = dialect == Dialect.H2;
     String sql =
         switch (m.kind()) {
           case TABLE ->
               "SELECT 1 FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND"
-                  + " LOWER(table_name) = LOWER(?)";
+                  + " LOWER(table_name) = LOWER(?) AND table_schema = ";
           case SEQUENCE ->
-              "SELECT 1 FROM information_schema.tables WHERE table_type = 'SEQUENCE' AND"
-                  + " LOWER(table_name) = LOWER(?)";
-          case INDEX ->
-              "SELECT 1 FROM information_schema.statistics WHERE LOWER(table_name) = LOWER(?)"
-                  + " AND LOWER(index_name) = LOWER(?)";
+              h2
+                  ? "SELECT 1 FROM information_schema.sequences WHERE LOWER(sequence_name) ="
+                      + " LOWER(?) AND sequence_schema = "
+                  : "SELECT 1 FROM information_schema.tables WHERE table_type = 'SEQUENCE' AND"
+                      + " LOWER(table_name) = LOWER(?) AND table_schema = ";
+          case INDEX, DROPPED_INDEX ->
+              "SELECT 1 FROM information_schema."
+                  + (h2 ? "indexes" : "statistics")
+                  + " WHERE LOWER(table_name) = LOWER(?) AND LOWER(index_name) = LOWER(?) AND"
+                  + " table_schema = ";
           case COLUMN ->
               "SELECT 1 FROM information_schema.columns WHERE LOWER(table_name) = LOWER(?)"
-                  + " AND LOWER(column_name) = LOWER(?)";
+                  + " AND LOWER(column_name) = LOWER(?) AND table_schema = ";
         };
-    try (PreparedStatement ps =
-        c.prepareStatement(sql + " AND table_schema = " + dialect.currentSchema())) {
+    try (PreparedStatement ps = c.prepareStatement(sql + dialect.currentSchema())) {
       ps.setString(1, m.table());
       if (m.name() != null) {
         ps.setString(2, m.name());
@@ -260,28 +287,44 @@ final class Leftovers extends BaseCallback {
   }
 
   /**
-   * What a script makes, in its order.
+   * What a script of the dialect's folder does, in its order.
+   *
+   * @param dialect whose folder
+   * @param script the script's file name
+   * @param prefix the table prefix, for {@code ${prefix}}
+   * @return one entry per statement that makes or drops something
+   * @throws IllegalStateException naming the script and statement if one is none of those known
+   */
+  static List<Made> made(Dialect dialect, String script, String prefix) {
+    Map<String, String> indexes = new HashMap<>();
+    for (String earlier : Migrations.SCRIPTS) {
+      if (Migrations.version(earlier) >= Migrations.version(script)) {
+        break;
+      }
+      for (String s : statements(read(dialect, earlier), prefix)) {
+        Matcher m = CREATE_INDEX.matcher(s.replaceAll("\\s+", " "));
+        if (m.matches()) {
+          indexes.put(m.group(1).toLowerCase(Locale.ROOT), s);
+        }
+      }
+    }
+    return made(script, read(dialect, script), prefix, indexes);
+  }
+
+  /**
+   * What a script does, in its order.
    *
    * @param script the script's file name, for messages
    * @param text the script's text
    * @param prefix the table prefix, for {@code ${prefix}}
-   * @return one entry per statement that makes something
+   * @param indexes the statements of earlier scripts that make indexes, by lower-case index name
+   * @return one entry per statement that makes or drops something
    * @throws IllegalStateException naming the script and statement if one is none of those known
    */
-  static List<Made> made(String script, String text, String prefix) {
-    StringBuilder sql = new StringBuilder();
-    for (String line : text.replace("${prefix}", prefix).split("\n")) {
-      if (!line.strip().startsWith("--")) {
-        sql.append(line).append('\n');
-      }
-    }
+  static List<Made> made(String script, String text, String prefix, Map<String, String> indexes) {
     List<Made> made = new ArrayList<>();
     int n = 0;
-    for (String statement : sql.toString().split(";\\s*\n")) {
-      String s = statement.strip();
-      if (s.isEmpty()) {
-        continue;
-      }
+    for (String s : statements(text, prefix)) {
       n++;
       String flat = s.replaceAll("\\s+", " ");
       Matcher m;
@@ -293,17 +336,47 @@ final class Leftovers extends BaseCallback {
         made.add(new Made(Kind.SEQUENCE, m.group(1), null, List.of()));
       } else if ((m = ADD_COLUMN.matcher(flat)).matches()) {
         made.add(new Made(Kind.COLUMN, m.group(1), m.group(2), List.of()));
-      } else if (!flat.startsWith("UPDATE ")) {
+      } else if ((m = DROP_INDEX.matcher(flat)).matches()
+          && indexes.containsKey(m.group(1).toLowerCase(Locale.ROOT))) {
+        String create = indexes.get(m.group(1).toLowerCase(Locale.ROOT));
+        Matcher c = CREATE_INDEX.matcher(create.replaceAll("\\s+", " "));
+        c.matches();
+        made.add(new Made(Kind.DROPPED_INDEX, c.group(2), c.group(1), List.of(), create));
+      } else if (!REPEATABLE.matcher(flat).matches()) {
         throw new IllegalStateException(
             script
                 + ", statement "
                 + n
                 + ": no rule to undo it if a run is cut after it (a table, index, sequence, added"
-                + " column or UPDATE): "
+                + " column, index dropped that an earlier script made, UPDATE or cache size): "
                 + flat);
       }
     }
     return made;
+  }
+
+  /**
+   * A script's statements, comments left out, {@code ${prefix}} replaced: each ends with a
+   * semicolon at the end of a line.
+   *
+   * @param text the script's text
+   * @param prefix the table prefix
+   * @return the statements, without their semicolons, in order
+   */
+  static List<String> statements(String text, String prefix) {
+    StringBuilder sql = new StringBuilder();
+    for (String line : text.replace("${prefix}", prefix).split("\n")) {
+      if (!line.strip().startsWith("--")) {
+        sql.append(line).append('\n');
+      }
+    }
+    List<String> statements = new ArrayList<>();
+    for (String statement : sql.toString().split(";\\s*\n")) {
+      if (!statement.isBlank()) {
+        statements.add(statement.strip());
+      }
+    }
+    return statements;
   }
 
   private static List<String> columns(String body) {

@@ -249,9 +249,9 @@ public final class Migrations {
     // connection. Only for PostgreSQL (an application on another database may leave Flyway's
     // PostgreSQL module out), and through the plugin register, which Flyway 11 (Spring Boot's)
     // has as 13 does, where 11.7 lacks getConfigurationExtension.
-    // MariaDB and MySQL commit each DDL statement by itself: no transaction can hold a script
-    // and its history row, so what a cut run left is dropped before the script runs again.
-    if (dialect.mysqlFamily()) {
+    // H2, MariaDB and MySQL commit each DDL statement by itself: no transaction can hold a script
+    // and its history row, so what a cut run left is undone before the script runs again.
+    if (dialect != Dialect.POSTGRESQL) {
       config.callbacks(new Leftovers(dialect, prefix));
     }
     if (dialect == Dialect.POSTGRESQL) {
