@@ -100,6 +100,9 @@ final class Leftovers extends BaseCallback {
   private final Dialect dialect;
   private final String prefix;
 
+  /** What each script does: read at the first script to run. */
+  private Map<String, List<Made>> scripts;
+
   Leftovers(Dialect dialect, String prefix) {
     this.dialect = dialect;
     this.prefix = prefix;
@@ -124,7 +127,10 @@ final class Leftovers extends BaseCallback {
     if (script == null) {
       return; // not one of Kairos's scripts
     }
-    List<Made> made = made(dialect, script, prefix);
+    if (scripts == null) {
+      scripts = all(dialect, prefix);
+    }
+    List<Made> made = scripts.get(script);
     try {
       List<Made> undone = undo(context.getConnection(), made);
       if (!undone.isEmpty()) {
@@ -296,19 +302,27 @@ final class Leftovers extends BaseCallback {
    * @throws IllegalStateException naming the script and statement if one is none of those known
    */
   static List<Made> made(Dialect dialect, String script, String prefix) {
+    return all(dialect, prefix).get(script);
+  }
+
+  /**
+   * What each script of the dialect's folder does, read once, in order: an index a script drops is
+   * known by the statement of the earlier script that made it.
+   */
+  private static Map<String, List<Made>> all(Dialect dialect, String prefix) {
     Map<String, String> indexes = new HashMap<>();
-    for (String earlier : Migrations.SCRIPTS) {
-      if (Migrations.version(earlier) >= Migrations.version(script)) {
-        break;
-      }
-      for (String s : statements(read(dialect, earlier), prefix)) {
+    Map<String, List<Made>> all = new HashMap<>();
+    for (String script : Migrations.SCRIPTS) {
+      String text = read(dialect, script);
+      all.put(script, made(script, text, prefix, Map.copyOf(indexes)));
+      for (String s : statements(text, prefix)) {
         Matcher m = CREATE_INDEX.matcher(s.replaceAll("\\s+", " "));
         if (m.matches()) {
           indexes.put(m.group(1).toLowerCase(Locale.ROOT), s);
         }
       }
     }
-    return made(script, read(dialect, script), prefix, indexes);
+    return all;
   }
 
   /**
