@@ -59,6 +59,10 @@ final class Leftovers extends BaseCallback {
   private static final Pattern ADD_COLUMN =
       Pattern.compile("ALTER TABLE (\\w+) ADD COLUMN\\s+(\\w+) .*", Pattern.DOTALL);
   private static final Pattern COLUMN = Pattern.compile("\\s*(\\w+)\\s+.*");
+
+  /** The name H2 gives the copy of a table it alters: {@code <table>_COPY_<session>_<n>}. */
+  private static final Pattern COPY = Pattern.compile("(\\w+)_COPY_\\d+_\\d+");
+
   private static final List<String> NOT_COLUMNS =
       List.of("PRIMARY", "KEY", "UNIQUE", "INDEX", "CONSTRAINT", "FOREIGN");
 
@@ -132,12 +136,16 @@ final class Leftovers extends BaseCallback {
     }
     List<Made> made = scripts.get(script);
     try {
+      if (dialect == Dialect.H2) {
+        restoreCopies(context.getConnection(), script);
+      }
       List<Made> undone = undo(context.getConnection(), made);
       if (!undone.isEmpty()) {
         log.warn(
             "tables {}*: schema version {} ({}) was applied in part or whole by an earlier run that"
                 + " ended before recording it (connection lost, process killed); undid what it had"
-                + " done ({}: made again if dropped, else dropped), the script runs again",
+                + " done, the script runs again (dropped what it made, made again an index it"
+                + " dropped): {}",
             prefix,
             version,
             script,
@@ -153,6 +161,107 @@ final class Leftovers extends BaseCallback {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * H2: mends a table that a killed {@code ALTER TABLE} left under its copy's name. H2 adds (or
+   * drops) a column by copying the table: it makes {@code <table>_COPY_<session>_<n>} with the new
+   * columns, copies the rows, makes the indexes and constraints as {@code <copy>_<name>}, drops the
+   * table, then renames the copy and its parts; each step but the renames commits by itself. A
+   * process killed after the drop left the table missing and its rows in the copy (every later open
+   * failed: {@code Table "KAIROS_JOBS" not found}); killed before it, an orphan copy. The copy of a
+   * missing table is renamed back, with its parts (it has every row); an orphan copy is dropped
+   * (its table is whole).
+   */
+  private void restoreCopies(Connection c, String script) throws SQLException {
+    List<String> tables = new ArrayList<>();
+    try (PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE'"
+                    + " AND table_schema = CURRENT_SCHEMA");
+        ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        tables.add(rs.getString(1));
+      }
+    }
+    for (String copy : tables) {
+      Matcher m = COPY.matcher(copy);
+      if (!m.matches() || !kairosTable(m.group(1))) {
+        continue;
+      }
+      String table = m.group(1);
+      try (Statement st = c.createStatement()) {
+        if (tables.stream().anyMatch(t -> t.equalsIgnoreCase(table))) {
+          st.execute("DROP TABLE " + quoted(copy));
+          log.warn(
+              "tables {}*: dropped {}, a copy of {} that an ALTER TABLE killed before its end left"
+                  + " ({} runs again)",
+              prefix,
+              copy,
+              table,
+              script);
+          continue;
+        }
+        st.execute("ALTER TABLE " + quoted(copy) + " RENAME TO " + quoted(table));
+        for (String index : names(c, "indexes", "index_name", table)) {
+          if (index.startsWith(copy + "_")) {
+            st.execute(
+                "ALTER INDEX "
+                    + quoted(index)
+                    + " RENAME TO "
+                    + quoted(index.substring(copy.length() + 1)));
+          }
+        }
+        for (String constraint : names(c, "table_constraints", "constraint_name", table)) {
+          if (constraint.startsWith(copy + "_")) {
+            st.execute(
+                "ALTER TABLE "
+                    + quoted(table)
+                    + " RENAME CONSTRAINT "
+                    + quoted(constraint)
+                    + " TO "
+                    + quoted(constraint.substring(copy.length() + 1)));
+          }
+        }
+        log.warn(
+            "tables {}*: {} was missing and its rows were in {}, the copy an ALTER TABLE killed"
+                + " before its end left; renamed back ({} runs again)",
+            prefix,
+            table,
+            copy,
+            script);
+      }
+    }
+  }
+
+  private boolean kairosTable(String name) {
+    return scripts.values().stream()
+        .flatMap(List::stream)
+        .anyMatch(m -> m.kind() == Kind.TABLE && m.table().equalsIgnoreCase(name));
+  }
+
+  private static List<String> names(Connection c, String view, String column, String table)
+      throws SQLException {
+    List<String> names = new ArrayList<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT "
+                + column
+                + " FROM information_schema."
+                + view
+                + " WHERE table_schema = CURRENT_SCHEMA AND table_name = ?")) {
+      ps.setString(1, table);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          names.add(rs.getString(1));
+        }
+      }
+    }
+    return names;
+  }
+
+  private static String quoted(String name) {
+    return '"' + name.replace("\"", "\"\"") + '"';
   }
 
   @Override
