@@ -1,6 +1,7 @@
 package dev.kairos.jdbc.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
@@ -134,6 +135,69 @@ class MigrationCutEverywhereTest {
       Migrations.migrate(db.dataSource(), Dialect.H2, PREFIX);
 
       assertThat(schema(db, Dialect.H2)).isEqualTo(clean); // before: the copy stayed, for good
+    }
+  }
+
+  /**
+   * A script that failed with its connection up is recorded as failed, and Flyway refused to
+   * migrate until that row was deleted by hand ({@code Detected failed migration to version 10}).
+   * Now the row is deleted and the script, what its failed run did undone, runs again. The failure
+   * is made by Flyway itself, without Kairos's callback, on a table where V10's column already is.
+   */
+  @ParameterizedTest
+  @EnumSource(
+      value = Dialect.class,
+      names = {"H2", "MARIADB", "MYSQL"})
+  void aScriptRecordedAsFailed_runsAgain(Dialect dialect) throws Exception {
+    List<String> clean;
+    try (Db db = Db.create(dialect)) {
+      Migrations.migrate(db.dataSource(), dialect, PREFIX);
+      clean = schema(db, dialect);
+    }
+    try (Db db = Db.create(dialect)) {
+      migrateTo(db, dialect, 9);
+      try (Connection c = db.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        st.execute(
+            Leftovers.statements(Leftovers.read(dialect, "V10__concurrent_runs.sql"), PREFIX)
+                .get(0));
+      }
+      Flyway plain =
+          Flyway.configure()
+              .configuration(
+                  Migrations.flyway(db.dataSource(), dialect, PREFIX, 0).getConfiguration())
+              .callbacks(new org.flywaydb.core.api.callback.Callback[0])
+              .load();
+      assertThatThrownBy(plain::migrate).hasMessageContaining("V10__concurrent_runs.sql");
+      assertThat(failedRows(db, dialect)).as("Flyway recorded the failure").isEqualTo(1);
+
+      Migrations.migrate(db.dataSource(), dialect, PREFIX); // threw: detected failed migration
+
+      assertThat(schema(db, dialect)).isEqualTo(clean);
+      assertThat(failedRows(db, dialect)).isZero();
+      try (Connection c = db.dataSource().getConnection()) {
+        assertThat(Migrations.version(c, dialect, PREFIX)).isEqualTo(Migrations.latest());
+      }
+    }
+  }
+
+  private static int failedRows(Db db, Dialect dialect) throws SQLException {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    try (Connection c = db.dataSource().getConnection();
+        Statement st = c.createStatement();
+        ResultSet rs =
+            st.executeQuery(
+                "SELECT COUNT(*) FROM "
+                    + q
+                    + "kairos_schema_history"
+                    + q
+                    + " WHERE "
+                    + q
+                    + "success"
+                    + q
+                    + " = FALSE")) {
+      rs.next();
+      return rs.getInt(1);
     }
   }
 

@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
@@ -96,6 +97,9 @@ public final class Migrations {
     refuseNewer(s, prefix);
     if (s.history() && s.version() == latest()) {
       return;
+    }
+    if (s.history() && dialect != Dialect.POSTGRESQL) {
+      retryFailed(dataSource, dialect, prefix);
     }
     int baseline = s.history() ? 0 : s.legacy();
     Flyway flyway = flyway(dataSource, dialect, prefix, baseline);
@@ -261,6 +265,71 @@ public final class Migrations {
           .setTransactionalLock(false);
     }
     return config.load();
+  }
+
+  /**
+   * H2, MariaDB and MySQL: deletes the history rows Flyway wrote for Kairos scripts that failed, so
+   * that they run again. On these databases Flyway records a script that failed with its connection
+   * up (a statement refused: a missing privilege, a full disk) as failed and refuses to migrate
+   * until the row is deleted by hand. A Kairos script can be run again safely: {@link Leftovers}
+   * undoes what the failed run did before it runs. A failure that lasts fails again, as it did.
+   */
+  private static void retryFailed(DataSource dataSource, Dialect dialect, String prefix) {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    try (Connection c = dataSource.getConnection()) {
+      String table = tableName(c, dialect, prefix + HISTORY);
+      List<String> failed = new ArrayList<>();
+      try (Statement st = c.createStatement();
+          ResultSet rs =
+              st.executeQuery(
+                  "SELECT " + q + "version" + q + ", " + q + "success" + q + " FROM " + q + table
+                      + q)) {
+        while (rs.next()) {
+          String v = rs.getString(1);
+          if (v != null && !rs.getBoolean(2) && major(v) <= latest()) {
+            failed.add(v);
+          }
+        }
+      }
+      if (failed.isEmpty()) {
+        return;
+      }
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "DELETE FROM "
+                  + q
+                  + table
+                  + q
+                  + " WHERE "
+                  + q
+                  + "version"
+                  + q
+                  + " = ? AND "
+                  + q
+                  + "success"
+                  + q
+                  + " = ?")) {
+        for (String v : failed) {
+          ps.setString(1, v);
+          ps.setBoolean(2, false);
+          ps.executeUpdate();
+        }
+      }
+      if (!c.getAutoCommit()) {
+        c.commit(); // a pool configured without auto-commit
+      }
+      log.warn(
+          "tables {}*: schema version(s) {} failed in an earlier run (recorded as failed in {}{});"
+              + " the record is deleted and the script runs again, after what that run did is"
+              + " undone",
+          prefix,
+          failed,
+          prefix,
+          HISTORY);
+    } catch (SQLException e) {
+      throw new StoreException(
+          "reading the failed migrations of tables " + prefix + "* failed: " + e.getMessage(), e);
+    }
   }
 
   private static void refuseNewer(State s, String prefix) {
