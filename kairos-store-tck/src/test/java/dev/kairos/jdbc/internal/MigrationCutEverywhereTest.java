@@ -39,11 +39,7 @@ class MigrationCutEverywhereTest {
       names = {"H2", "MARIADB", "MYSQL"})
   void everyScriptCutAfterEveryStatement_theNextMigrationEndsAsACleanOne(Dialect dialect)
       throws Exception {
-    List<String> clean;
-    try (Db db = Db.create(dialect)) {
-      Migrations.migrate(db.dataSource(), dialect, PREFIX);
-      clean = schema(db, dialect);
-    }
+    List<String> clean = cleanSchema(dialect);
     assertThat(clean).isNotEmpty();
     int cases = 0;
     for (String script : Migrations.SCRIPTS) {
@@ -85,11 +81,7 @@ class MigrationCutEverywhereTest {
    */
   @Test
   void h2_aTableLeftUnderItsCopysName_isRenamedBackWithItsRows() throws Exception {
-    List<String> clean;
-    try (Db db = Db.create(Dialect.H2)) {
-      Migrations.migrate(db.dataSource(), Dialect.H2, PREFIX);
-      clean = schema(db, Dialect.H2);
-    }
+    List<String> clean = cleanSchema(Dialect.H2);
     try (Db db = Db.create(Dialect.H2)) {
       migrateTo(db, Dialect.H2, 2);
       try (Connection c = db.dataSource().getConnection();
@@ -120,11 +112,7 @@ class MigrationCutEverywhereTest {
   /** Killed before the drop, the same copying left an orphan copy beside the whole table. */
   @Test
   void h2_anOrphanCopyOfATable_isDropped() throws Exception {
-    List<String> clean;
-    try (Db db = Db.create(Dialect.H2)) {
-      Migrations.migrate(db.dataSource(), Dialect.H2, PREFIX);
-      clean = schema(db, Dialect.H2);
-    }
+    List<String> clean = cleanSchema(Dialect.H2);
     try (Db db = Db.create(Dialect.H2)) {
       migrateTo(db, Dialect.H2, 3);
       try (Connection c = db.dataSource().getConnection();
@@ -149,11 +137,7 @@ class MigrationCutEverywhereTest {
       value = Dialect.class,
       names = {"H2", "MARIADB", "MYSQL"})
   void aScriptRecordedAsFailed_runsAgain(Dialect dialect) throws Exception {
-    List<String> clean;
-    try (Db db = Db.create(dialect)) {
-      Migrations.migrate(db.dataSource(), dialect, PREFIX);
-      clean = schema(db, dialect);
-    }
+    List<String> clean = cleanSchema(dialect);
     try (Db db = Db.create(dialect)) {
       migrateTo(db, dialect, 9);
       try (Connection c = db.dataSource().getConnection();
@@ -198,6 +182,14 @@ class MigrationCutEverywhereTest {
                     + " = FALSE")) {
       rs.next();
       return rs.getInt(1);
+    }
+  }
+
+  /** The schema a clean migration makes in a fresh database of the dialect. */
+  private static List<String> cleanSchema(Dialect dialect) throws SQLException {
+    try (Db db = Db.create(dialect)) {
+      Migrations.migrate(db.dataSource(), dialect, PREFIX);
+      return schema(db, dialect);
     }
   }
 

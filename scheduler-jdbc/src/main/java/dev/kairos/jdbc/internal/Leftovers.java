@@ -204,24 +204,11 @@ final class Leftovers extends BaseCallback {
         }
         st.execute("ALTER TABLE " + quoted(copy) + " RENAME TO " + quoted(table));
         for (String index : names(c, "indexes", "index_name", table)) {
-          if (index.startsWith(copy + "_")) {
-            st.execute(
-                "ALTER INDEX "
-                    + quoted(index)
-                    + " RENAME TO "
-                    + quoted(index.substring(copy.length() + 1)));
-          }
+          renameCopied(st, "ALTER INDEX ", index, " RENAME TO ", copy);
         }
         for (String constraint : names(c, "table_constraints", "constraint_name", table)) {
-          if (constraint.startsWith(copy + "_")) {
-            st.execute(
-                "ALTER TABLE "
-                    + quoted(table)
-                    + " RENAME CONSTRAINT "
-                    + quoted(constraint)
-                    + " TO "
-                    + quoted(constraint.substring(copy.length() + 1)));
-          }
+          renameCopied(
+              st, "ALTER TABLE " + quoted(table) + " RENAME CONSTRAINT ", constraint, " TO ", copy);
         }
         log.warn(
             "tables {}*: {} was missing and its rows were in {}, the copy an ALTER TABLE killed"
@@ -231,6 +218,14 @@ final class Leftovers extends BaseCallback {
             copy,
             script);
       }
+    }
+  }
+
+  /** Renames an index or constraint H2 named {@code <copy>_<name>} back to its name. */
+  private static void renameCopied(Statement st, String lead, String name, String join, String copy)
+      throws SQLException {
+    if (name.startsWith(copy + "_")) {
+      st.execute(lead + quoted(name) + join + quoted(name.substring(copy.length() + 1)));
     }
   }
 

@@ -279,16 +279,9 @@ public final class Migrations {
     try (Connection c = dataSource.getConnection()) {
       String table = tableName(c, dialect, prefix + HISTORY);
       List<String> failed = new ArrayList<>();
-      try (Statement st = c.createStatement();
-          ResultSet rs =
-              st.executeQuery(
-                  "SELECT " + q + "version" + q + ", " + q + "success" + q + " FROM " + q + table
-                      + q)) {
-        while (rs.next()) {
-          String v = rs.getString(1);
-          if (v != null && !rs.getBoolean(2) && major(v) <= latest()) {
-            failed.add(v);
-          }
+      for (Applied a : history(c, dialect, table)) {
+        if (!a.success() && major(a.version()) <= latest()) {
+          failed.add(a.version());
         }
       }
       if (failed.isEmpty()) {
@@ -381,8 +374,23 @@ public final class Migrations {
    */
   private static int historyVersion(Connection c, Dialect dialect, String table)
       throws SQLException {
-    String q = dialect.mysqlFamily() ? "`" : "\"";
     int max = 0;
+    for (Applied a : history(c, dialect, table)) {
+      if (a.success()) {
+        max = Math.max(max, major(a.version()));
+      }
+    }
+    return max;
+  }
+
+  /** A versioned row of Flyway's history: its version, and whether it succeeded. */
+  private record Applied(String version, boolean success) {}
+
+  /** The versioned rows of Flyway's history table (a baseline's too), in no order. */
+  private static List<Applied> history(Connection c, Dialect dialect, String table)
+      throws SQLException {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    List<Applied> rows = new ArrayList<>();
     try (Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
@@ -390,12 +398,12 @@ public final class Migrations {
                     + q)) {
       while (rs.next()) {
         String v = rs.getString(1);
-        if (v != null && rs.getBoolean(2)) {
-          max = Math.max(max, major(v));
+        if (v != null) {
+          rows.add(new Applied(v, rs.getBoolean(2)));
         }
       }
     }
-    return max;
+    return rows;
   }
 
   private static int major(String version) {
