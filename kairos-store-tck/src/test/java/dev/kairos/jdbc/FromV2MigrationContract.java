@@ -30,6 +30,7 @@ import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -105,6 +106,38 @@ abstract class FromV2MigrationContract {
         rate.misfire(Misfire.catchUp().within(Duration.ofHours(1))).jitter(Duration.ofSeconds(5));
     s.schedule(windowed);
     assertThat(s.job("rate").orElseThrow().spec()).isEqualTo(windowed);
+  }
+
+  /**
+   * Flyway makes its history table, then writes the baseline row that adopts the old runner's
+   * tables: on H2, MariaDB and MySQL two commits. A cut between them left an empty history table,
+   * and every later open took the tables for version 0 and ran V1 over them, which refused them.
+   */
+  @Test
+  void v2Database_adoptionCutBeforeItsBaselineRow_theNextOpenAdoptsIt() throws SQLException {
+    createVersion2();
+    insertV2Job("rate", "'FIXED_RATE', 'PT1M', NULL, NULL", "'CATCH_UP', 2147483647, 'PT1S'", 5);
+    Dialect dialect;
+    try (Connection c = database().connect()) {
+      dialect = Dialect.of(c.getMetaData());
+    }
+    DataSource connections =
+        new TestDataSource() {
+          @Override
+          public Connection getConnection() throws SQLException {
+            return database().connect();
+          }
+        };
+    Migrations.flyway(connections, dialect, prefix, 2).baseline();
+    String delete = "DELETE FROM \"" + prefix + Migrations.HISTORY + "\"";
+    database().execute(dialect.mysqlFamily() ? delete.replace('"', '`') : delete);
+
+    KairosScheduler s = instance(new ManualClock(T0));
+    s.open(); // threw before: V1 ran over the version-2 tables
+
+    assertThat(schemaVersion()).isEqualTo(Migrations.latest());
+    assertThat(flywayHistory()).startsWith("2 BASELINE").hasSize(Migrations.SCRIPTS.size() - 1);
+    assertThat(s.job("rate").orElseThrow().runCount()).isEqualTo(5);
   }
 
   private KairosScheduler instance(ManualClock clock) {

@@ -119,8 +119,10 @@ final class Leftovers extends BaseCallback {
 
   @Override
   public void handle(Event event, Context context) {
-    if (event != Event.BEFORE_EACH_MIGRATE || context.getMigrationInfo() == null) {
-      return;
+    if (event != Event.BEFORE_EACH_MIGRATE
+        || context.getMigrationInfo() == null
+        || context.getMigrationInfo().getVersion() == null) {
+      return; // not a versioned script
     }
     String version = context.getMigrationInfo().getVersion().getVersion();
     String script =

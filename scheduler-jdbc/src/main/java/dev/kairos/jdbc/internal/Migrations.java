@@ -95,13 +95,18 @@ public final class Migrations {
   public static synchronized void migrate(DataSource dataSource, Dialect dialect, String prefix) {
     State s = state(dataSource, dialect, prefix);
     refuseNewer(s, prefix);
-    if (s.history() && s.version() == latest()) {
+    if (s.history() && s.legacy() == 0 && s.version() == latest()) {
       return;
     }
     if (s.history() && dialect != Dialect.POSTGRESQL) {
       retryFailed(dataSource, dialect, prefix);
     }
-    int baseline = s.history() ? 0 : s.legacy();
+    int baseline = s.legacy();
+    if (s.history() && baseline > 0) {
+      // an adoption cut before its baseline row: Flyway baselines only without a history table,
+      // so the empty one is dropped (it holds nothing) and made again with the baseline
+      dropEmptyHistory(dataSource, dialect, prefix);
+    }
     Flyway flyway = flyway(dataSource, dialect, prefix, baseline);
     MigrateResult r;
     try {
@@ -121,7 +126,7 @@ public final class Migrations {
               + e.getMessage(),
           e);
     }
-    if (baseline > 0 && !s.history()) {
+    if (baseline > 0) {
       log.info(
           "tables {}*: adopted at schema version {} from {}{} (kept as it was)",
           prefix,
@@ -343,8 +348,8 @@ public final class Migrations {
 
   /**
    * What the database says of the tables' version. {@code history}: the Flyway history table
-   * exists; {@code version}: the schema version; {@code legacy}: the old runner's version (0 if
-   * none, or if it does not count because there is a history table).
+   * exists; {@code version}: the schema version; {@code legacy}: the old runner's version, to adopt
+   * by a baseline (0 if none, or if it does not count because the history table has rows).
    */
   private record State(boolean history, int version, int legacy) {}
 
@@ -361,7 +366,15 @@ public final class Migrations {
   private static State state(Connection c, Dialect dialect, String prefix) throws SQLException {
     String history = tableName(c, dialect, prefix + HISTORY);
     if (history != null) {
-      return new State(true, historyVersion(c, dialect, history), 0);
+      int v = historyVersion(c, dialect, history);
+      if (v == 0 && rows(c, dialect, history) == 0) {
+        // Flyway made the history table, then was cut before its first row (on H2, MariaDB and
+        // MySQL two commits): tables of the runner before Flyway are still to be adopted
+        String legacy = tableName(c, dialect, prefix + LEGACY);
+        int lv = legacy == null ? 0 : legacyVersion(c, legacy);
+        return new State(true, lv, lv);
+      }
+      return new State(true, v, 0);
     }
     String legacy = tableName(c, dialect, prefix + LEGACY);
     int v = legacy == null ? 0 : legacyVersion(c, legacy);
@@ -381,6 +394,40 @@ public final class Migrations {
       }
     }
     return max;
+  }
+
+  private static void dropEmptyHistory(DataSource dataSource, Dialect dialect, String prefix) {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    try (Connection c = dataSource.getConnection();
+        Statement st = c.createStatement()) {
+      String table = tableName(c, dialect, prefix + HISTORY);
+      if (table != null && rows(c, dialect, table) == 0) {
+        st.execute("DROP TABLE " + q + table + q);
+        if (!c.getAutoCommit()) {
+          c.commit(); // a pool configured without auto-commit
+        }
+        log.warn(
+            "tables {}*: {} was empty (an adoption of {}{} cut before its baseline row); dropped,"
+                + " the adoption runs again",
+            prefix,
+            table,
+            prefix,
+            LEGACY);
+      }
+    } catch (SQLException e) {
+      throw new StoreException(
+          "dropping the empty history table of tables " + prefix + "* failed: " + e.getMessage(),
+          e);
+    }
+  }
+
+  private static int rows(Connection c, Dialect dialect, String table) throws SQLException {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + q + table + q)) {
+      rs.next();
+      return rs.getInt(1);
+    }
   }
 
   /** A versioned row of Flyway's history: its version, and whether it succeeded. */
