@@ -46,16 +46,9 @@ class MigrationCutEverywhereTest {
       int v = Migrations.version(script);
       List<String> statements = Leftovers.statements(Leftovers.read(dialect, script), PREFIX);
       for (int k = 1; k <= statements.size(); k++) {
-        try (Db db = Db.create(dialect)) {
-          if (v > 1) { // else no history table yet: adopted by a baseline at 0
-            migrateTo(db, dialect, v - 1);
-          }
-          try (Connection c = db.dataSource().getConnection();
-              Statement st = c.createStatement()) {
-            for (String s : statements.subList(0, k)) {
-              st.execute(s); // as the cut run did: committed by itself
-            }
-          }
+        // v - 1 = 0: no history table yet, adopted by a baseline at 0; then the cut run's first
+        // statements, each committed by itself
+        try (Db db = Db.at(dialect, v - 1, statements.subList(0, k))) {
 
           Migrations.migrate(db.dataSource(), dialect, PREFIX);
 
@@ -82,18 +75,16 @@ class MigrationCutEverywhereTest {
   @Test
   void h2_aTableLeftUnderItsCopysName_isRenamedBackWithItsRows() throws Exception {
     List<String> clean = cleanSchema(Dialect.H2);
-    try (Db db = Db.create(Dialect.H2)) {
-      migrateTo(db, Dialect.H2, 2);
-      try (Connection c = db.dataSource().getConnection();
-          Statement st = c.createStatement()) {
-        st.execute(
-            "INSERT INTO kairos_runs (job_key, outcome, attempt) VALUES ('a', 'SUCCESS', 1)");
-        String copy = "KAIROS_RUNS_COPY_7_1";
-        st.execute("ALTER TABLE kairos_runs RENAME TO \"" + copy + "\"");
-        st.execute("ALTER INDEX kairos_runs_job RENAME TO \"" + copy + "_KAIROS_RUNS_JOB\"");
-        st.execute(
-            "ALTER TABLE \"" + copy + "\" ADD COLUMN recovery BOOLEAN DEFAULT FALSE NOT NULL");
-      }
+    try (Db db =
+        Db.at(
+            Dialect.H2,
+            2,
+            List.of(
+                "INSERT INTO kairos_runs (job_key, outcome, attempt) VALUES ('a', 'SUCCESS', 1)",
+                "ALTER TABLE kairos_runs RENAME TO \"KAIROS_RUNS_COPY_7_1\"",
+                "ALTER INDEX kairos_runs_job RENAME TO \"KAIROS_RUNS_COPY_7_1_KAIROS_RUNS_JOB\"",
+                "ALTER TABLE \"KAIROS_RUNS_COPY_7_1\" ADD COLUMN recovery BOOLEAN DEFAULT FALSE"
+                    + " NOT NULL"))) {
 
       Migrations.migrate(db.dataSource(), Dialect.H2, PREFIX); // threw: KAIROS_RUNS not found
 
@@ -113,12 +104,11 @@ class MigrationCutEverywhereTest {
   @Test
   void h2_anOrphanCopyOfATable_isDropped() throws Exception {
     List<String> clean = cleanSchema(Dialect.H2);
-    try (Db db = Db.create(Dialect.H2)) {
-      migrateTo(db, Dialect.H2, 3);
-      try (Connection c = db.dataSource().getConnection();
-          Statement st = c.createStatement()) {
-        st.execute("CREATE TABLE \"KAIROS_JOBS_COPY_4_12\" AS SELECT * FROM kairos_jobs");
-      }
+    try (Db db =
+        Db.at(
+            Dialect.H2,
+            3,
+            List.of("CREATE TABLE \"KAIROS_JOBS_COPY_4_12\" AS SELECT * FROM kairos_jobs"))) {
 
       Migrations.migrate(db.dataSource(), Dialect.H2, PREFIX);
 
@@ -138,14 +128,9 @@ class MigrationCutEverywhereTest {
       names = {"H2", "MARIADB", "MYSQL"})
   void aScriptRecordedAsFailed_runsAgain(Dialect dialect) throws Exception {
     List<String> clean = cleanSchema(dialect);
-    try (Db db = Db.create(dialect)) {
-      migrateTo(db, dialect, 9);
-      try (Connection c = db.dataSource().getConnection();
-          Statement st = c.createStatement()) {
-        st.execute(
-            Leftovers.statements(Leftovers.read(dialect, "V10__concurrent_runs.sql"), PREFIX)
-                .get(0));
-      }
+    List<String> v10 =
+        Leftovers.statements(Leftovers.read(dialect, "V10__concurrent_runs.sql"), PREFIX);
+    try (Db db = Db.at(dialect, 9, v10)) {
       Flyway plain =
           Flyway.configure()
               .configuration(
@@ -263,6 +248,24 @@ class MigrationCutEverywhereTest {
 
     @Override
     void close() throws SQLException;
+
+    /**
+     * A fresh database of the dialect migrated to {@code version} (none if 0), then these
+     * statements run, each committed by itself.
+     */
+    static Db at(Dialect dialect, int version, List<String> statements) throws SQLException {
+      Db db = create(dialect);
+      if (version > 0) {
+        migrateTo(db, dialect, version);
+      }
+      try (Connection c = db.dataSource().getConnection();
+          Statement st = c.createStatement()) {
+        for (String s : statements) {
+          st.execute(s);
+        }
+      }
+      return db;
+    }
 
     static Db create(Dialect dialect) throws SQLException {
       if (dialect == Dialect.H2) {

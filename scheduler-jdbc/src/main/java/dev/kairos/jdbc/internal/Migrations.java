@@ -98,8 +98,8 @@ public final class Migrations {
     if (s.history() && s.legacy() == 0 && s.version() == latest()) {
       return;
     }
-    if (s.history() && dialect != Dialect.POSTGRESQL) {
-      retryFailed(dataSource, dialect, prefix);
+    if (!s.failed().isEmpty() && dialect != Dialect.POSTGRESQL) {
+      retryFailed(dataSource, dialect, prefix, s.failed());
     }
     int baseline = s.legacy();
     if (s.history() && baseline > 0) {
@@ -258,16 +258,15 @@ public final class Migrations {
     // connection. Only for PostgreSQL (an application on another database may leave Flyway's
     // PostgreSQL module out), and through the plugin register, which Flyway 11 (Spring Boot's)
     // has as 13 does, where 11.7 lacks getConfigurationExtension.
-    // H2, MariaDB and MySQL commit each DDL statement by itself: no transaction can hold a script
-    // and its history row, so what a cut run left is undone before the script runs again.
-    if (dialect != Dialect.POSTGRESQL) {
-      config.callbacks(new Leftovers(dialect, prefix));
-    }
     if (dialect == Dialect.POSTGRESQL) {
       config
           .getPluginRegister()
           .getPlugin(PostgreSQLConfigurationExtension.class)
           .setTransactionalLock(false);
+    } else {
+      // H2, MariaDB and MySQL commit each DDL statement by itself: no transaction can hold a
+      // script and its history row, so what a cut run left is undone before the script runs again.
+      config.callbacks(new Leftovers(dialect, prefix));
     }
     return config.load();
   }
@@ -279,33 +278,18 @@ public final class Migrations {
    * until the row is deleted by hand. A Kairos script can be run again safely: {@link Leftovers}
    * undoes what the failed run did before it runs. A failure that lasts fails again, as it did.
    */
-  private static void retryFailed(DataSource dataSource, Dialect dialect, String prefix) {
-    String q = dialect.mysqlFamily() ? "`" : "\"";
+  private static void retryFailed(
+      DataSource dataSource, Dialect dialect, String prefix, List<String> failed) {
     try (Connection c = dataSource.getConnection()) {
-      String table = tableName(c, dialect, prefix + HISTORY);
-      List<String> failed = new ArrayList<>();
-      for (Applied a : history(c, dialect, table)) {
-        if (!a.success() && major(a.version()) <= latest()) {
-          failed.add(a.version());
-        }
-      }
-      if (failed.isEmpty()) {
-        return;
-      }
+      String table = quoted(dialect, tableName(c, dialect, prefix + HISTORY));
       try (PreparedStatement ps =
           c.prepareStatement(
               "DELETE FROM "
-                  + q
                   + table
-                  + q
                   + " WHERE "
-                  + q
-                  + "version"
-                  + q
+                  + quoted(dialect, "version")
                   + " = ? AND "
-                  + q
-                  + "success"
-                  + q
+                  + quoted(dialect, "success")
                   + " = ?")) {
         for (String v : failed) {
           ps.setString(1, v);
@@ -326,7 +310,7 @@ public final class Migrations {
           HISTORY);
     } catch (SQLException e) {
       throw new StoreException(
-          "reading the failed migrations of tables " + prefix + "* failed: " + e.getMessage(), e);
+          "deleting the failed migrations of tables " + prefix + "* failed: " + e.getMessage(), e);
     }
   }
 
@@ -349,9 +333,10 @@ public final class Migrations {
   /**
    * What the database says of the tables' version. {@code history}: the Flyway history table
    * exists; {@code version}: the schema version; {@code legacy}: the old runner's version, to adopt
-   * by a baseline (0 if none, or if it does not count because the history table has rows).
+   * by a baseline (0 if none, or if it does not count because the history table has rows); {@code
+   * failed}: the versions of Kairos's scripts Flyway recorded as failed.
    */
-  private record State(boolean history, int version, int legacy) {}
+  private record State(boolean history, int version, int legacy, List<String> failed) {}
 
   private static State state(DataSource dataSource, Dialect dialect, String prefix) {
     try (Connection c = dataSource.getConnection()) {
@@ -366,43 +351,36 @@ public final class Migrations {
   private static State state(Connection c, Dialect dialect, String prefix) throws SQLException {
     String history = tableName(c, dialect, prefix + HISTORY);
     if (history != null) {
-      int v = historyVersion(c, dialect, history);
+      List<Applied> applied = history(c, dialect, history);
+      int v = 0; // the highest that succeeded, read in Java: the column is text, "10" < "9"
+      List<String> failed = new ArrayList<>();
+      for (Applied a : applied) {
+        if (a.success()) {
+          v = Math.max(v, major(a.version()));
+        } else if (major(a.version()) <= latest()) {
+          failed.add(a.version());
+        }
+      }
       if (v == 0 && rows(c, dialect, history) == 0) {
         // Flyway made the history table, then was cut before its first row (on H2, MariaDB and
         // MySQL two commits): tables of the runner before Flyway are still to be adopted
         String legacy = tableName(c, dialect, prefix + LEGACY);
         int lv = legacy == null ? 0 : legacyVersion(c, legacy);
-        return new State(true, lv, lv);
+        return new State(true, lv, lv, List.of());
       }
-      return new State(true, v, 0);
+      return new State(true, v, 0, List.copyOf(failed));
     }
     String legacy = tableName(c, dialect, prefix + LEGACY);
     int v = legacy == null ? 0 : legacyVersion(c, legacy);
-    return new State(false, v, v);
-  }
-
-  /**
-   * The highest version that succeeded, failed ones aside (Flyway refuses those on migrate). Read
-   * in Java: the column is text, and "10" sorts before "9".
-   */
-  private static int historyVersion(Connection c, Dialect dialect, String table)
-      throws SQLException {
-    int max = 0;
-    for (Applied a : history(c, dialect, table)) {
-      if (a.success()) {
-        max = Math.max(max, major(a.version()));
-      }
-    }
-    return max;
+    return new State(false, v, v, List.of());
   }
 
   private static void dropEmptyHistory(DataSource dataSource, Dialect dialect, String prefix) {
-    String q = dialect.mysqlFamily() ? "`" : "\"";
     try (Connection c = dataSource.getConnection();
         Statement st = c.createStatement()) {
       String table = tableName(c, dialect, prefix + HISTORY);
       if (table != null && rows(c, dialect, table) == 0) {
-        st.execute("DROP TABLE " + q + table + q);
+        st.execute("DROP TABLE " + quoted(dialect, table));
         if (!c.getAutoCommit()) {
           c.commit(); // a pool configured without auto-commit
         }
@@ -422,9 +400,8 @@ public final class Migrations {
   }
 
   private static int rows(Connection c, Dialect dialect, String table) throws SQLException {
-    String q = dialect.mysqlFamily() ? "`" : "\"";
     try (Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + q + table + q)) {
+        ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM " + quoted(dialect, table))) {
       rs.next();
       return rs.getInt(1);
     }
@@ -436,13 +413,16 @@ public final class Migrations {
   /** The versioned rows of Flyway's history table (a baseline's too), in no order. */
   private static List<Applied> history(Connection c, Dialect dialect, String table)
       throws SQLException {
-    String q = dialect.mysqlFamily() ? "`" : "\"";
     List<Applied> rows = new ArrayList<>();
     try (Statement st = c.createStatement();
         ResultSet rs =
             st.executeQuery(
-                "SELECT " + q + "version" + q + ", " + q + "success" + q + " FROM " + q + table
-                    + q)) {
+                "SELECT "
+                    + quoted(dialect, "version")
+                    + ", "
+                    + quoted(dialect, "success")
+                    + " FROM "
+                    + quoted(dialect, table))) {
       while (rs.next()) {
         String v = rs.getString(1);
         if (v != null) {
@@ -451,6 +431,12 @@ public final class Migrations {
       }
     }
     return rows;
+  }
+
+  /** A name as Flyway's history table spells it, quoted for the dialect. */
+  private static String quoted(Dialect dialect, String name) {
+    String q = dialect.mysqlFamily() ? "`" : "\"";
+    return q + name + q;
   }
 
   private static int major(String version) {
