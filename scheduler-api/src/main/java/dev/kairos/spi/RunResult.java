@@ -202,8 +202,10 @@ public record RunResult(RunRecord run, long expectedVersion, ScheduleState next,
    *       timetable where the run found it, as {@code pause}, {@code resume} and {@code triggerNow}
    *       do), it moves to this result's next fire; a job scheduled on its timetable then becomes
    *       due at that fire (or complete if there is none), a paused job stays paused, a pending
-   *       trigger keeps its due time. If that moves anything, the version is incremented, so the
-   *       stored record is newer than the change's.
+   *       trigger keeps its due time. The version is incremented, so the stored record is newer
+   *       than the change's and a write made against the change's version (a compare-and-set, a
+   *       start mark) cannot land over this write-back; only the stale write-back of a run whose
+   *       claim another instance now holds keeps the version unless it moves something.
    *   <li>A state still {@code RUNNING} turns back to {@code SCHEDULED} unless another instance
    *       holds the claim (cluster mode).
    * </ul>
@@ -220,7 +222,7 @@ public record RunResult(RunRecord run, long expectedVersion, ScheduleState next,
         stored.spec(),
         current ? next : merged.schedule(),
         stored.stats().ended(scheduledFireTime(), start(), end(), outcome(), error()),
-        current || moved ? stored.version() + 1 : stored.version());
+        current || moved || !leasedToAnother ? stored.version() + 1 : stored.version());
   }
 
   /** True if {@code after} changes {@code before}'s schedule beyond releasing RUNNING. */

@@ -247,6 +247,23 @@ public final class InMemoryStore implements ClusterStore {
         r.withSchedule(r.schedule().withState(s)).withStats(r.stats().withLastStart(start));
   }
 
+  /**
+   * Marks each job {@code RUNNING} that is {@code SCHEDULED} at the mark's version; the version and
+   * the last start are kept. The engine calls it for this store only to keep the mark of a run
+   * going here through a change of the job's definition.
+   */
+  @Override
+  public synchronized void runsStarted(List<dev.kairos.spi.StartMark> marks) {
+    for (dev.kairos.spi.StartMark m : marks) {
+      Slot slot = jobs.get(m.key());
+      if (slot != null
+          && slot.record.version() == m.version()
+          && slot.record.state() == JobState.SCHEDULED) {
+        slot.record = slot.record.withSchedule(slot.record.schedule().withState(JobState.RUNNING));
+      }
+    }
+  }
+
   @Override
   public synchronized Optional<JobRecord> runFinished(RunResult x) {
     JobRecord r = record(x.key());

@@ -1114,6 +1114,65 @@ final class Dispatcher {
   }
 
   /**
+   * A schedule change of these jobs is about to be written to the store: counted on each tracked
+   * entry until {@link #changeEnded}, so that a worker whose run of the job starts meanwhile marks
+   * it again after its own start mark, which the change's new version may have made miss (see
+   * {@link Entry#changesInFlight}).
+   */
+  void changing(Collection<String> keys) {
+    lock.lock();
+    try {
+      for (String key : keys) {
+        Entry e = tracked.get(key);
+        if (e != null) {
+          e.changesInFlight++;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The change {@link #changing} announced is written (its notice applied) or has failed. Call once
+   * for each call of {@code changing}, with the same keys, after the change's {@link #changed}
+   * notices.
+   */
+  void changeEnded(Collection<String> keys) {
+    lock.lock();
+    try {
+      for (String key : keys) {
+        Entry e = tracked.get(key);
+        if (e != null && e.changesInFlight > 0) {
+          e.changesInFlight--;
+        }
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * True if a run of the job started here (single-instance mode) and its write-back has not landed
+   * in {@code read}, a row of the job read after that start: a change that leaves the job {@code
+   * SCHEDULED} must then write it {@code RUNNING}, so that the run's start mark outlives the change
+   * (a crash during the run is then recovered with the flag). The write-back is told by the run
+   * count, which every write-back increments.
+   */
+  boolean runGoing(String key, JobRecord read) {
+    lock.lock();
+    try {
+      Entry e = tracked.get(key);
+      return e != null
+          && e.running
+          && e.started
+          && read.stats().runCount() == e.record.stats().runCount();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * The start-mark batch of the running entry {@code e} (single-instance mode, a store that batches
    * runs): the batch that already covers it at its version, or a new one holding it and up to
    * {@code limit - 1} queued entries that are due now, {@code SCHEDULED} and {@code runnable}

@@ -115,9 +115,18 @@ final class Entry {
   /**
    * Set by the worker when its run of the entry may start ({@link Dispatcher#beginRun} answered a
    * start); cleared by {@link Dispatcher#finish}. Tells a taken entry that closed before its run
-   * from one that ran, for the start marks close clears.
+   * from one that ran, for the start marks close clears; volatile because a change reads it under
+   * the dispatcher's lock, which the worker does not take to set it ({@link Dispatcher#runGoing}).
    */
-  boolean started;
+  volatile boolean started;
+
+  /**
+   * How many schedule changes of this job are being written to the store now ({@link
+   * Dispatcher#changing}); written under the dispatcher's lock, volatile because a worker that
+   * starts a run reads it without: a change whose write may have passed over the run's start mark
+   * makes the worker mark the run again ({@link FireRunner}).
+   */
+  volatile int changesInFlight;
 
   /**
    * Cluster mode: set on a running entry that another worker took and claimed in a batch with its

@@ -476,6 +476,29 @@ final class FireRunner {
     }
   }
 
+  /** Longest a starting run waits for a change of its job being written (see below). */
+  private static final long CHANGE_WAIT_NANOS = 10_000_000_000L;
+
+  /**
+   * Single-instance mode, after the run's start mark and before its handler: if a change of the job
+   * reached it since it was taken, or is being written, marks the run again, by key. A change
+   * written between the take and the mark gives the row a new version, which the mark (made for the
+   * version taken) then misses; without this the run would go unmarked and a crash during it would
+   * re-run the fire without {@code ctx.recovery()}. Waits for a change being written to end first,
+   * so that the new mark comes after it. The handler has not run: no write-back can come before
+   * this mark. A paused row stays paused (the store marks only a {@code SCHEDULED} row).
+   */
+  private void markAgainAfterChange(Entry e, JobRecord r, Instant fire, Instant start) {
+    if (e.changesInFlight == 0 && e.changedWhileRunning == null) {
+      return; // the common case: two volatile reads
+    }
+    long deadline = System.nanoTime() + CHANGE_WAIT_NANOS;
+    while (e.changesInFlight > 0 && deadline - System.nanoTime() > 0) {
+      java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
+    }
+    markStarted(r.key(), fire, start);
+  }
+
   /**
    * True if the job's handler is registered here and its runs are serialized: only such jobs are
    * marked ahead or claimed in another fire's batch (a job under {@code allow(n)} needs no start
@@ -751,6 +774,7 @@ final class FireRunner {
         return null;
       }
       markStarted(e, r, fire.scheduled(), start);
+      markAgainAfterChange(e, r, fire.scheduled(), start);
     }
     recordSkipped(r.key(), tt, fire.oldestDropped(), fire.dropped(), r.spec().misfire());
     RunContext ctx =

@@ -455,16 +455,23 @@ public final class KairosScheduler implements Scheduler {
       Instant first = runner.calendars.timetable(valid).first(now).orElse(null);
       settle();
       Upsert u;
+      List<String> keys = List.of(valid.key());
+      dispatcher.changing(keys); // see markAgainAfterChange
       try {
-        u = config.store().upsert(fresh(valid, first));
-      } catch (IllegalStateException e) {
-        throw forgetCalendarsOnRefusal(e);
-      } catch (RuntimeException e) {
-        throw writeFailed(valid.key(), e);
-      }
-      refused.remove(valid.key());
-      if (u.change() != Upsert.Change.UNCHANGED) {
-        toHeap(List.of(valid.key()), () -> dispatcher.changed(valid.key(), u.record()));
+        try {
+          u = config.store().upsert(fresh(valid, first));
+        } catch (IllegalStateException e) {
+          throw forgetCalendarsOnRefusal(e);
+        } catch (RuntimeException e) {
+          throw writeFailed(valid.key(), e);
+        }
+        refused.remove(valid.key());
+        if (u.change() != Upsert.Change.UNCHANGED) {
+          toHeap(keys, () -> dispatcher.changed(valid.key(), u.record()));
+          markGoingRuns(List.of(u.record()));
+        }
+      } finally {
+        dispatcher.changeEnded(keys);
       }
       log.debug(
           "job '{}' {}: {}, next fire {}",
@@ -816,37 +823,13 @@ public final class KairosScheduler implements Scheduler {
       for (int i = 0; i < fresh.size(); i++) {
         calls.add(new BulkCall(fresh.get(i)));
       }
+      List<String> keys = fresh.stream().flatMap(List::stream).map(JobRecord::key).toList();
+      dispatcher.changing(keys); // see markAgainAfterChange
       try {
-        for (BulkCall call : calls.subList(1, calls.size())) {
-          call.start(config.threadFactory());
-        }
-        calls.get(0).run();
+        failure = upsertChunks(calls, failedKeys, out);
       } finally {
-        calls.forEach(BulkCall::await); // before the lock is released, whatever happened here
+        dispatcher.changeEnded(keys);
       }
-      List<JobRecord> changed = new ArrayList<>();
-      for (BulkCall call : calls) {
-        if (call.results == null) {
-          call.records.forEach(r -> failedKeys.add(r.key()));
-          RuntimeException e = call.failure();
-          if (e instanceof IllegalStateException refused) {
-            forgetCalendarsOnRefusal(refused);
-          }
-          if (failure == null) {
-            failure = e;
-          } else {
-            failure.addSuppressed(e);
-          }
-          continue;
-        }
-        for (Upsert u : call.results) {
-          if (u.change() != Upsert.Change.UNCHANGED) {
-            changed.add(u.record());
-          }
-          out.add(u.record().toInfo());
-        }
-      }
-      toHeap(changed.stream().map(JobRecord::key).toList(), () -> dispatcher.changedAll(changed));
     } finally {
       changes.unlock();
     }
@@ -854,6 +837,79 @@ public final class KairosScheduler implements Scheduler {
       resyncWhenSettled(failedKeys);
     }
     return failure;
+  }
+
+  /**
+   * Runs the calls of {@link #scheduleChunks}, the first here, and applies what they changed to the
+   * heap; returns the first failure or null. Call with the change lock held.
+   */
+  private RuntimeException upsertChunks(
+      List<BulkCall> calls, List<String> failedKeys, List<JobInfo> out) {
+    RuntimeException failure = null;
+    try {
+      for (BulkCall call : calls.subList(1, calls.size())) {
+        call.start(config.threadFactory());
+      }
+      calls.get(0).run();
+    } finally {
+      calls.forEach(BulkCall::await); // before the lock is released, whatever happened here
+    }
+    List<JobRecord> changed = new ArrayList<>();
+    for (BulkCall call : calls) {
+      if (call.results == null) {
+        call.records.forEach(r -> failedKeys.add(r.key()));
+        RuntimeException e = call.failure();
+        if (e instanceof IllegalStateException refused) {
+          forgetCalendarsOnRefusal(refused);
+        }
+        if (failure == null) {
+          failure = e;
+        } else {
+          failure.addSuppressed(e);
+        }
+        continue;
+      }
+      for (Upsert u : call.results) {
+        if (u.change() != Upsert.Change.UNCHANGED) {
+          changed.add(u.record());
+        }
+        out.add(u.record().toInfo());
+      }
+    }
+    toHeap(changed.stream().map(JobRecord::key).toList(), () -> dispatcher.changedAll(changed));
+    markGoingRuns(changed);
+    return failure;
+  }
+
+  /**
+   * After an upsert: marks again each redefined job whose run started here is going (its row
+   * written back to {@code SCHEDULED} by the new definition, the write-back not yet in it; see
+   * {@link #keepsRunMark}), at the version the upsert wrote, so that a crash during that run still
+   * re-runs its fire flagged as a recovery. Every write-back increments the version ({@link
+   * dev.kairos.spi.RunResult#applyTo}): a write-back that lands first makes this mark miss, as it
+   * must. Single-instance mode; a failure is reported and the run goes on unmarked.
+   */
+  private void markGoingRuns(List<JobRecord> upserted) {
+    if (clustered()) {
+      return;
+    }
+    List<dev.kairos.spi.StartMark> marks = new ArrayList<>();
+    for (JobRecord r : upserted) {
+      if (r.state() == JobState.SCHEDULED && dispatcher.runGoing(r.key(), r)) {
+        marks.add(new dev.kairos.spi.StartMark(r.key(), r.version()));
+      }
+    }
+    if (marks.isEmpty()) {
+      return;
+    }
+    try {
+      config.store().runsStarted(marks);
+    } catch (RuntimeException e) {
+      log.warn(
+          "marking {} run(s) going here again after their jobs were redefined failed",
+          marks.size(),
+          e);
+    }
   }
 
   /** One {@code upsertAll} call of a bulk change, run here or on a thread of its own. */
@@ -1042,8 +1098,10 @@ public final class KairosScheduler implements Scheduler {
     requireKey(key);
     checkNotClosed();
     changes.lock();
+    List<String> keys = List.of(key);
     try {
       settle();
+      dispatcher.changing(keys);
       for (; ; ) {
         Optional<JobRecord> current = config.store().find(key);
         if (current.isEmpty()) {
@@ -1054,6 +1112,10 @@ public final class KairosScheduler implements Scheduler {
         if (wanted == r) {
           return true;
         }
+        boolean keepMark = keepsRunMark(r, wanted);
+        if (keepMark) {
+          wanted = wanted.withSchedule(wanted.schedule().withState(JobState.RUNNING));
+        }
         Optional<JobRecord> stored;
         try {
           stored = config.store().replace(wanted, r.version());
@@ -1061,15 +1123,32 @@ public final class KairosScheduler implements Scheduler {
           throw writeFailed(key, e);
         }
         if (stored.isPresent()) {
+          // The engine holds the job SCHEDULED at the stored version, as for any marked run.
+          JobRecord seen =
+              keepMark
+                  ? stored.get().withSchedule(stored.get().schedule().withState(JobState.SCHEDULED))
+                  : stored.get();
           // A resumed job can break the catch-up rule as a loaded one can: not queued then.
-          boolean ok = readable(stored.get(), config.time().now());
-          toHeap(List.of(key), () -> dispatcher.changed(key, ok ? stored.get() : null));
+          boolean ok = readable(seen, config.time().now());
+          toHeap(keys, () -> dispatcher.changed(key, ok ? seen : null));
           return true;
         }
       }
     } finally {
+      dispatcher.changeEnded(keys);
       changes.unlock();
     }
+  }
+
+  /**
+   * True if {@code wanted}, which leaves the job {@code SCHEDULED}, must be written {@code RUNNING}
+   * instead: a run of the job started here is going (single-instance mode; {@code r}, the row read,
+   * does not hold its write-back yet), so its start mark must survive the change — above all a
+   * {@code resume()} after a {@code pause()} made during the run — and a crash before the run's
+   * write-back then re-runs the fire flagged as a recovery.
+   */
+  private boolean keepsRunMark(JobRecord r, JobRecord wanted) {
+    return wanted.state() == JobState.SCHEDULED && !clustered() && dispatcher.runGoing(r.key(), r);
   }
 
   @Override

@@ -74,6 +74,56 @@ public class RacingChangesTest {
   }
 
   @Test
+  public void pauseThenResume_duringARun_leaveTheRunMarked_soACrashWouldRecoverIt() {
+    h.scheduler.schedule(every10s());
+    AtomicReference<JobState> afterResume = new AtomicReference<>();
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.pause("j");
+          assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+          h.scheduler.resume("j");
+          afterResume.set(stored().state());
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(15));
+
+    // Before, resume() wrote SCHEDULED over the run's mark: a crash then re-ran the fire
+    // without ctx.recovery().
+    assertThat(afterResume.get()).isEqualTo(JobState.RUNNING);
+    assertThat(h.fires()).containsExactly(0L, 10_000L);
+    assertThat(stored().state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(h.scheduler.job("j").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+  }
+
+  @Test
+  public void pauseThenResume_afterARun_leaveTheJobScheduled() {
+    h.scheduler.schedule(every10s());
+    h.runUntil(Harness.T0.plusSeconds(5));
+    h.scheduler.pause("j");
+    h.scheduler.resume("j");
+
+    assertThat(stored().state()).isEqualTo(JobState.SCHEDULED);
+    h.runUntil(Harness.T0.plusSeconds(25));
+    assertThat(h.fires()).containsExactly(0L, 10_000L, 20_000L);
+  }
+
+  @Test
+  public void reschedule_duringARun_leavesTheRunMarked() {
+    h.scheduler.schedule(every10s());
+    AtomicReference<JobState> afterChange = new AtomicReference<>();
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(ofSeconds(7)));
+          afterChange.set(stored().state());
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(1));
+
+    assertThat(afterChange.get()).isEqualTo(JobState.RUNNING);
+    assertThat(stored().state()).isEqualTo(JobState.SCHEDULED);
+  }
+
+  @Test
   public void pause_duringARun_letsThatRunFinish_andNothingRunsUntilResumed() {
     h.scheduler.schedule(every10s());
     duringFirstRun.set(ctx -> h.scheduler.pause("j"));
