@@ -560,6 +560,40 @@ public abstract class ClusterStoreContract {
     assertThat(c.expiredClaims(10)).extracting(JobRecord::key).containsExactly("j");
   }
 
+  /**
+   * A claim whose lease lapsed without a write-back is a recovery even when a change made during
+   * its run (a pause and a resume through another instance) left the row SCHEDULED: that run may
+   * have started. Before, only a RUNNING row counted, and the fire ran again unflagged.
+   */
+  @Test
+  void claim_ofALapsedClaimOnARowChangedDuringItsRun_isARecovery() {
+    JobRecord r = a.upsert(fresh("j", T0)).record();
+    JobRecord claimedByA = a.claim(r, "a", SHORT).orElseThrow().record();
+    JobRecord paused =
+        b.replace(
+                claimedByA.withSchedule(
+                    JobState.PAUSED, claimedByA.nextFireTime(), null, FireKind.TIMETABLE, 1),
+                claimedByA.version())
+            .orElseThrow();
+    JobRecord resumed =
+        b.replace(
+                paused.withSchedule(
+                    JobState.SCHEDULED,
+                    paused.nextFireTime(),
+                    paused.nextFireTime(),
+                    FireKind.TIMETABLE,
+                    1),
+                paused.version())
+            .orElseThrow();
+    assertThat(resumed.state()).isEqualTo(JobState.SCHEDULED);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !b.expiredClaims(10).isEmpty());
+
+    Claimed again = b.claim(b.expiredClaims(10).get(0), "b", LONG).orElseThrow();
+
+    assertThat(again.recovery()).isTrue();
+    assertThat(again.record().dueTime()).isEqualTo(T0);
+  }
+
   /** A claim given up before its run is released: the fire can be claimed again at once. */
   @Test
   void release_endsTheClaimWithoutARun_keepingTheVersion() {

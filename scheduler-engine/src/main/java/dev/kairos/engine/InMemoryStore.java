@@ -607,11 +607,16 @@ public final class InMemoryStore implements ClusterStore {
     }
     Instant now = storeNow();
     Lease held = leases.get(r.key());
-    boolean recovery = r.state() == JobState.RUNNING;
+    boolean running = r.state() == JobState.RUNNING;
     if (held != null && held.until().isAfter(now)) {
       return Optional.empty();
     }
-    if (!recovery
+    // A claim of this very fire whose lease lapsed without a write-back: its run may have started,
+    // even if a change made during it left the row SCHEDULED (paused, then resumed). A trigger
+    // made during it is another fire: not a recovery.
+    boolean recovery =
+        running || (held != null && java.util.Objects.equals(held.fire(), r.dueTime()));
+    if (!running
         && (!java.util.Objects.equals(r.dueTime(), expected.dueTime())
             || r.dueTime() == null
             || r.dueTime().isAfter(now))) {

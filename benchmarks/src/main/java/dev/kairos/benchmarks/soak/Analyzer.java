@@ -267,6 +267,28 @@ final class Analyzer {
           }
         }
         boolean explained = killedAfter >= 0 || frozen;
+        if (killedAfter >= 0 && !frozen && !later.recovery()) {
+          Run earlier = copies.get(i - 1);
+          long kill = earlier.start() + killedAfter;
+          if (!pausedThrough(ledger, later.key(), earlier.start(), kill)) {
+            v.unflagged(
+                later.key()
+                    + " fire "
+                    + Verdict.time(later.scheduled())
+                    + ": run at "
+                    + Verdict.time(earlier.start())
+                    + " on "
+                    + earlier.instance()
+                    + ", killed "
+                    + Verdict.ms(killedAfter)
+                    + " later; run again at "
+                    + Verdict.time(later.start())
+                    + " on "
+                    + later.instance()
+                    + " without recovery()"
+                    + callsAround(ledger, later.key(), later.scheduled(), later.start()));
+          }
+        }
         String example =
             later.key()
                 + " fire "
@@ -290,6 +312,37 @@ final class Analyzer {
         }
       }
     }
+  }
+
+  /**
+   * True if a pause of {@code key} began between {@code from} and {@code kill} and no resume of it
+   * returned after that pause and before the kill: the job was paused when its run was cut off, the
+   * one case whose re-run (after a resume following the restart) a single instance does not flag
+   * (README, "Crash in the middle of a run").
+   */
+  private static boolean pausedThrough(Ledger ledger, String key, long from, long kill) {
+    long paused = Long.MIN_VALUE;
+    for (Call c : ledger.calls()) {
+      if (c.key().equals(key)
+          && c.op() == Ledger.Op.PAUSE
+          && c.begin() >= from
+          && c.begin() <= kill) {
+        paused = Math.max(paused, c.begin());
+      }
+    }
+    if (paused == Long.MIN_VALUE) {
+      return false;
+    }
+    for (Call c : ledger.calls()) {
+      if (c.key().equals(key)
+          && c.op() == Ledger.Op.RESUME
+          && c.begin() > paused
+          && c.end() != Ledger.NEVER
+          && c.end() <= kill) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

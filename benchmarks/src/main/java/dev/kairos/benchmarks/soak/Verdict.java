@@ -10,8 +10,9 @@ import java.util.Locale;
 /**
  * What the {@link Analyzer} found: counts and examples of each violation, the misfire accounting of
  * every steady job, lateness percentiles and, in clustered runs, failover times. {@link #passed()}
- * is false on any unexplained duplicate, early run, run after pause, missing slot or failover
- * slower than lease + lease/3, and when no run was recorded at all.
+ * is false on any unexplained duplicate, re-run of a killed run without {@code recovery()} (but for
+ * a job paused through the kill), early run, run after pause, missing slot or failover slower than
+ * lease + lease/3, and when no run was recorded at all.
  */
 record Verdict(
     int runs,
@@ -21,6 +22,7 @@ record Verdict(
     int malformed,
     Finding duplicates,
     Finding atLeastOnce,
+    Finding unflagged,
     Finding early,
     Finding afterPause,
     Finding afterPauseElsewhere,
@@ -37,6 +39,7 @@ record Verdict(
   boolean passed() {
     return runs > 0 // a soak that recorded no run (children that never got going) proves nothing
         && duplicates.count() == 0
+        && unflagged.count() == 0
         && early.count() == 0
         && afterPause.count() == 0
         && afterPauseElsewhere.count() == 0
@@ -82,6 +85,11 @@ record Verdict(
         sb,
         "at-least-once duplicates (the earlier copy's instance was killed or frozen)",
         atLeastOnce,
+        false);
+    line(
+        sb,
+        "re-runs of a killed run without recovery() (the job not paused through the kill)",
+        unflagged,
         false);
     line(sb, "early runs", early, true);
     line(sb, "runs after pause/unschedule returned", afterPause, true);
@@ -178,6 +186,7 @@ record Verdict(
     private final Ledger ledger;
     private final Collector duplicates = new Collector();
     private final Collector atLeastOnce = new Collector();
+    private final Collector unflagged = new Collector();
     private final Collector early = new Collector();
     private final Collector afterPause = new Collector();
     private final Collector afterPauseElsewhere = new Collector();
@@ -200,6 +209,10 @@ record Verdict(
 
     void atLeastOnce(String example) {
       atLeastOnce.add(example, 0);
+    }
+
+    void unflagged(String example) {
+      unflagged.add(example, 0);
     }
 
     void early(String example, long byMicros) {
@@ -251,6 +264,7 @@ record Verdict(
           ledger.malformed(),
           duplicates.finding(),
           atLeastOnce.finding(),
+          unflagged.finding(),
           early.finding(),
           afterPause.finding(),
           afterPauseElsewhere.finding(),

@@ -39,6 +39,11 @@ class AnalyzerTest {
     add("RUN", instance, key, scheduled, start, start, 1, missed, false);
   }
 
+  /** A run that says {@code ctx.recovery()}. */
+  private void recovery(String instance, String key, long scheduled, long start) {
+    add("RUN", instance, key, scheduled, start, start, 1, 0, true);
+  }
+
   /** Every slot of both steady jobs up to the horizon, 3 ms late, on instance s0.g0. */
   private void allSlots() {
     for (long t = T0; t <= T0 + 20 * S; t += S) {
@@ -91,11 +96,53 @@ class AnalyzerTest {
     add("START", "s0.g1", T0 + 5 * S);
     add("STOP", "s0.g1", T0 + 20 * S);
     allSlots();
-    run("s0.g1", "steady-c", T0 + 4 * S, T0 + 6 * S, 1); // re-run of the fire in flight
+    recovery("s0.g1", "steady-c", T0 + 4 * S, T0 + 6 * S); // re-run of the fire in flight
     Verdict v = verdict();
     assertThat(v.passed()).isTrue();
     assertThat(v.atLeastOnce().count()).isEqualTo(1);
     assertThat(v.duplicates().count()).isZero();
+    assertThat(v.unflagged().count()).isZero();
+  }
+
+  /** The ledger of a fire cut off by a kill at 4.5 s and run again after the restart. */
+  private void killedAndRunAgain(boolean flagged) {
+    lines.removeIf(l -> l.startsWith("STOP"));
+    add("KILL", "s0.g0", T0 + 4 * S + 500_000);
+    add("START", "s0.g1", T0 + 5 * S);
+    add("STOP", "s0.g1", T0 + 20 * S);
+    allSlots();
+    add("RUN", "s0.g1", "steady-c", T0 + 4 * S, T0 + 6 * S, T0 + 6 * S, 1, 0, flagged);
+  }
+
+  @Test
+  void reRunOfAKilledRunWithoutRecovery_fails() {
+    killedAndRunAgain(false);
+    Verdict v = verdict();
+    assertThat(v.passed()).isFalse();
+    assertThat(v.unflagged().count()).isEqualTo(1);
+    assertThat(v.unflagged().examples().get(0))
+        .contains("steady-c")
+        .contains("killed 497.0 ms later")
+        .contains("without recovery()");
+    assertThat(v.render()).contains("re-runs of a killed run without recovery()");
+  }
+
+  @Test
+  void reRunOfAKilledRunOfAJobPausedThroughTheKill_isNotJudged() {
+    killedAndRunAgain(false);
+    call("p", "steady-c", "PAUSE", T0 + 4 * S + 100_000, T0 + 4 * S + 102_000, true);
+    Verdict v = verdict();
+    assertThat(v.unflagged().count()).isZero();
+    assertThat(v.duplicates().count()).isZero();
+  }
+
+  @Test
+  void reRunOfAKilledRunOfAJobPausedAndResumedBeforeTheKill_fails() {
+    killedAndRunAgain(false);
+    call("p", "steady-c", "PAUSE", T0 + 4 * S + 100_000, T0 + 4 * S + 102_000, true);
+    call("r", "steady-c", "RESUME", T0 + 4 * S + 200_000, T0 + 4 * S + 202_000, true);
+    Verdict v = verdict();
+    assertThat(v.unflagged().count()).isEqualTo(1);
   }
 
   @Test
@@ -129,7 +176,7 @@ class AnalyzerTest {
       add("RUN", on, "steady-c", t, start, start, 1, 0, false);
       add("RUN", on, "steady-f", t, start, start, 1, 0, false);
     }
-    run("s1.g0", "steady-c", T0 + 4 * S, kill + recoveredAfterKill, 0); // the fire it held
+    recovery("s1.g0", "steady-c", T0 + 4 * S, kill + recoveredAfterKill); // the fire it held
     run("s1.g0", "race-0", T0 + S, T0 + S + 3_000, 0); // s1.g0 was up before the kill
     return verdict();
   }

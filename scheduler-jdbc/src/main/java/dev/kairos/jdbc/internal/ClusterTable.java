@@ -32,8 +32,11 @@ import org.jdbi.v3.core.statement.PreparedBatch;
  * Dialect#now()}), never by an instance's clock. Concurrent claims of one row serialize on its row
  * lock; the losers re-evaluate the condition on the winner's row and update nothing. The UPDATE
  * also bumps the version, so a loser's stale write-back can never overwrite the winner's schedule
- * state. Whether the claim is a recovery is the row's state before the update; since an UPDATE's
- * SET expressions read the old row, the statement stores it in {@code recovery}, whence PostgreSQL
+ * state. The claim is a recovery if the row was RUNNING or still held a claim of the fire now
+ * claimed (its lease lapsed without a write-back: that run may have started, though a change made
+ * during it, such as a {@code pause()} and {@code resume()}, left the row SCHEDULED; a trigger made
+ * during it is another fire); since an UPDATE's SET expressions read the old row (MySQL's too, the
+ * assignment being the first), the statement stores it in {@code recovery}, whence PostgreSQL
  * returns it with the row ({@code RETURNING *}) and H2 re-reads it.
  *
  * <p>A claim under a concurrency limit ({@link #claimWithin}) first locks the limit's row in {@code
@@ -83,7 +86,8 @@ public final class ClusterTable {
     claim =
         "UPDATE "
             + jobs
-            + " SET recovery = (state = 'RUNNING'),"
+            + " SET recovery = (state = 'RUNNING'"
+            + " OR (owner IS NOT NULL AND claimed_fire = due_time)),"
             + " state = CASE WHEN state = 'PAUSED' THEN 'PAUSED' ELSE 'RUNNING' END,"
             + " version = version + 1, owner = :instance, lease_until = "
             + now
