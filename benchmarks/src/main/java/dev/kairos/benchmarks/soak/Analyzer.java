@@ -270,7 +270,7 @@ final class Analyzer {
         if (killedAfter >= 0 && !frozen && !later.recovery()) {
           Run earlier = copies.get(i - 1);
           long kill = earlier.start() + killedAfter;
-          if (!pausedThrough(ledger, later.key(), earlier.start(), kill)) {
+          if (!pausedAtKill(ledger, later.key(), kill)) {
             v.unflagged(
                 later.key()
                     + " fire "
@@ -315,34 +315,30 @@ final class Analyzer {
   }
 
   /**
-   * True if a pause of {@code key} began between {@code from} and {@code kill} and no resume of it
-   * returned after that pause and before the kill: the job was paused when its run was cut off, the
-   * one case whose re-run (after a resume following the restart) a single instance does not flag
-   * (README, "Crash in the middle of a run").
+   * True if {@code key} was paused when its instance was killed at {@code kill}: of the calls on it
+   * that returned true before the kill, the last to return that pauses or unpauses it (pause;
+   * resume, schedule, unschedule) is a pause. A single instance cannot flag the re-run of such a
+   * run — a run that began or went on while the job was paused (a {@code triggerNow()} of a paused
+   * job, a pause during the run) — as README "Crash in the middle of a run" says.
    */
-  private static boolean pausedThrough(Ledger ledger, String key, long from, long kill) {
-    long paused = Long.MIN_VALUE;
+  private static boolean pausedAtKill(Ledger ledger, String key, long kill) {
+    Call last = null;
     for (Call c : ledger.calls()) {
-      if (c.key().equals(key)
-          && c.op() == Ledger.Op.PAUSE
-          && c.begin() >= from
-          && c.begin() <= kill) {
-        paused = Math.max(paused, c.begin());
-      }
-    }
-    if (paused == Long.MIN_VALUE) {
-      return false;
-    }
-    for (Call c : ledger.calls()) {
-      if (c.key().equals(key)
-          && c.op() == Ledger.Op.RESUME
-          && c.begin() > paused
+      boolean pausing =
+          c.op() == Ledger.Op.PAUSE
+              || c.op() == Ledger.Op.RESUME
+              || c.op() == Ledger.Op.SCHEDULE
+              || c.op() == Ledger.Op.UNSCHEDULE;
+      if (pausing
+          && c.key().equals(key)
+          && c.result()
           && c.end() != Ledger.NEVER
-          && c.end() <= kill) {
-        return false;
+          && c.end() <= kill
+          && (last == null || c.end() > last.end())) {
+        last = c;
       }
     }
-    return true;
+    return last != null && last.op() == Ledger.Op.PAUSE;
   }
 
   /**

@@ -88,7 +88,7 @@ record Verdict(
         false);
     line(
         sb,
-        "re-runs of a killed run without recovery() (the job not paused through the kill)",
+        "re-runs of a killed run without recovery() (the job not paused at the kill)",
         unflagged,
         false);
     line(sb, "early runs", early, true);

@@ -128,6 +128,14 @@ class AnalyzerTest {
   }
 
   @Test
+  void reRunOfATriggerOfAPausedJob_isNotJudged() {
+    killedAndRunAgain(false);
+    call("p", "steady-c", "PAUSE", T0 + 3 * S, T0 + 3 * S + 2_000, true);
+    call("t", "steady-c", "TRIGGER", T0 + 4 * S - 1_000, T0 + 4 * S, true);
+    assertThat(verdict().unflagged().count()).isZero();
+  }
+
+  @Test
   void reRunOfAKilledRunOfAJobPausedThroughTheKill_isNotJudged() {
     killedAndRunAgain(false);
     call("p", "steady-c", "PAUSE", T0 + 4 * S + 100_000, T0 + 4 * S + 102_000, true);
