@@ -25,7 +25,8 @@ import java.util.Map;
  *   <li>{@code mode=slow}, {@code before=millis}: starts a scheduler on the system clock and
  *       schedules the hourly job {@link #SLOW_KEY} (handler "slow"), whose run, {@code before} ms
  *       after it started, prints "RUNNING key scheduledFireTime" and sleeps a minute, so that the
- *       test can kill the JVM in the middle of the run;
+ *       test can kill the JVM in the middle of the run; with {@code during=pause-resume} the run
+ *       first pauses and resumes its own job;
  *   <li>{@code mode=allow}: as {@code slow}, with the job {@link #ALLOW_KEY} (handler "slow") every
  *       100 ms under {@code Overlap.allow(3)}: three runs go on at once, each printing "RUNNING key
  *       scheduledFireTime" at its start.
@@ -61,7 +62,11 @@ public final class CrashChild {
     store.tablePrefix(a.get("prefix"));
     switch (a.get("mode")) {
       case "schedule" -> scheduleJobs(store.build(), Integer.parseInt(a.get("jobs")));
-      case "slow" -> runSlowJob(store.build(), Long.parseLong(a.get("before")));
+      case "slow" ->
+          runSlowJob(
+              store.build(),
+              Long.parseLong(a.get("before")),
+              "pause-resume".equals(a.get("during")));
       case "allow" -> runConcurrentJob(store.build());
       default -> throw new IllegalArgumentException("mode: " + a.get("mode"));
     }
@@ -104,19 +109,26 @@ public final class CrashChild {
             .overlap(dev.kairos.Overlap.allow(3)));
   }
 
-  private static void runSlowJob(JdbcStore store, long before) {
+  private static void runSlowJob(JdbcStore store, long before, boolean pauseAndResume) {
+    java.util.concurrent.atomic.AtomicReference<Scheduler> self =
+        new java.util.concurrent.atomic.AtomicReference<>();
     Scheduler scheduler =
         Kairos.builder()
             .store(store)
             .handler(
                 "slow",
                 ctx -> {
+                  if (pauseAndResume) { // a change made during the run, as an operator would
+                    self.get().pause(ctx.key());
+                    self.get().resume(ctx.key());
+                  }
                   Thread.sleep(before);
                   System.out.println("RUNNING " + ctx.key() + " " + ctx.scheduledFireTime());
                   System.out.flush();
                   Thread.sleep(Duration.ofSeconds(60).toMillis());
                 })
             .build();
+    self.set(scheduler);
     scheduler.start();
     scheduler.schedule(JobSpec.named(SLOW_KEY).handler("slow").fixedRate(Duration.ofHours(1)));
   }

@@ -122,8 +122,25 @@ public abstract class CrashContract {
   @ValueSource(longs = {2000, 0})
   void kill_duringRun_nextSchedulerRunsThatFireAgainOnceAsRecovery(long printAfterMillis)
       throws Exception {
+    killDuringRun_thenExpectOneRecovery(printAfterMillis);
+  }
+
+  /**
+   * As above, the run having paused and resumed its own job first: before, the resume wrote the row
+   * SCHEDULED over the run's mark, and the fire ran again without the recovery flag.
+   */
+  @Test
+  void kill_duringARunThatPausedAndResumedItsJob_nextSchedulerRunsItAgainAsRecovery()
+      throws Exception {
+    killDuringRun_thenExpectOneRecovery(0, "during=pause-resume");
+  }
+
+  private void killDuringRun_thenExpectOneRecovery(long printAfterMillis, String... more)
+      throws Exception {
     Instant fire;
-    try (ChildJvm child = startChild("mode=slow", "before=" + printAfterMillis)) {
+    List<String> args = new ArrayList<>(List.of("mode=slow", "before=" + printAfterMillis));
+    args.addAll(List.of(more));
+    try (ChildJvm child = startChild(args.toArray(String[]::new))) {
       String line = child.awaitLine("RUNNING " + CrashChild.SLOW_KEY + " ", CHILD_TIMEOUT);
       fire = Instant.parse(line.substring(line.lastIndexOf(' ') + 1));
       if (printAfterMillis == 0) {
