@@ -26,7 +26,8 @@ import java.util.Map;
  *       schedules the hourly job {@link #SLOW_KEY} (handler "slow"), whose run, {@code before} ms
  *       after it started, prints "RUNNING key scheduledFireTime" and sleeps a minute, so that the
  *       test can kill the JVM in the middle of the run; with {@code during=pause-resume} the run
- *       first pauses and resumes its own job;
+ *       first pauses and resumes its own job; with {@code during=trigger} the job's first fire is
+ *       in 30 minutes and the run is that of a {@code triggerNow()};
  *   <li>{@code mode=allow}: as {@code slow}, with the job {@link #ALLOW_KEY} (handler "slow") every
  *       100 ms under {@code Overlap.allow(3)}: three runs go on at once, each printing "RUNNING key
  *       scheduledFireTime" at its start.
@@ -63,10 +64,7 @@ public final class CrashChild {
     switch (a.get("mode")) {
       case "schedule" -> scheduleJobs(store.build(), Integer.parseInt(a.get("jobs")));
       case "slow" ->
-          runSlowJob(
-              store.build(),
-              Long.parseLong(a.get("before")),
-              "pause-resume".equals(a.get("during")));
+          runSlowJob(store.build(), Long.parseLong(a.get("before")), a.getOrDefault("during", ""));
       case "allow" -> runConcurrentJob(store.build());
       default -> throw new IllegalArgumentException("mode: " + a.get("mode"));
     }
@@ -109,7 +107,8 @@ public final class CrashChild {
             .overlap(dev.kairos.Overlap.allow(3)));
   }
 
-  private static void runSlowJob(JdbcStore store, long before, boolean pauseAndResume) {
+  private static void runSlowJob(JdbcStore store, long before, String during) {
+    boolean pauseAndResume = during.equals("pause-resume");
     java.util.concurrent.atomic.AtomicReference<Scheduler> self =
         new java.util.concurrent.atomic.AtomicReference<>();
     Scheduler scheduler =
@@ -130,6 +129,15 @@ public final class CrashChild {
             .build();
     self.set(scheduler);
     scheduler.start();
+    if (during.equals("trigger")) { // the run is a trigger's: the timetable's first fire is later
+      scheduler.schedule(
+          JobSpec.named(SLOW_KEY)
+              .handler("slow")
+              .fixedRate(Duration.ofHours(1))
+              .startAt(Instant.now().plus(Duration.ofMinutes(30))));
+      scheduler.triggerNow(SLOW_KEY);
+      return;
+    }
     scheduler.schedule(JobSpec.named(SLOW_KEY).handler("slow").fixedRate(Duration.ofHours(1)));
   }
 }
