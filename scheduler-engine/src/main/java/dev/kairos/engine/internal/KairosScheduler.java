@@ -467,8 +467,12 @@ public final class KairosScheduler implements Scheduler {
         }
         refused.remove(valid.key());
         if (u.change() != Upsert.Change.UNCHANGED) {
-          toHeap(keys, () -> dispatcher.changed(valid.key(), u.record()));
-          markGoingRuns(List.of(u.record()));
+          toHeap(
+              keys,
+              () -> {
+                dispatcher.changed(valid.key(), u.record());
+                markGoingRuns(List.of(u.record()));
+              });
         }
       } finally {
         dispatcher.changeEnded(keys);
@@ -876,8 +880,12 @@ public final class KairosScheduler implements Scheduler {
         out.add(u.record().toInfo());
       }
     }
-    toHeap(changed.stream().map(JobRecord::key).toList(), () -> dispatcher.changedAll(changed));
-    markGoingRuns(changed);
+    toHeap(
+        changed.stream().map(JobRecord::key).toList(),
+        () -> {
+          dispatcher.changedAll(changed);
+          markGoingRuns(changed);
+        });
     return failure;
   }
 
@@ -887,7 +895,9 @@ public final class KairosScheduler implements Scheduler {
    * {@link #keepsRunMark}), at the version the upsert wrote, so that a crash during that run still
    * re-runs its fire flagged as a recovery. Every write-back increments the version ({@link
    * dev.kairos.spi.RunResult#applyTo}): a write-back that lands first makes this mark miss, as it
-   * must. Single-instance mode; a failure is reported and the run goes on unmarked.
+   * must. Single-instance mode, and not for an upsert made in the caller's open transaction (its
+   * row stays locked until that commits; the heap is then resynchronized instead, and such a run
+   * stays unmarked); a failure is reported and the run goes on unmarked.
    */
   private void markGoingRuns(List<JobRecord> upserted) {
     if (clustered()) {

@@ -212,6 +212,23 @@ public class RacingChangesTest {
   }
 
   @Test
+  public void unschedule_duringARun_thenScheduleAgain_firesTheNewJob() {
+    h.scheduler.schedule(every10s());
+    duringFirstRun.set(ctx -> h.scheduler.unschedule("j"));
+    h.runUntil(Harness.T0.plusSeconds(5));
+    assertThat(h.fires()).containsExactly(0L);
+
+    h.scheduler.schedule(
+        JobSpec.named("j")
+            .handler("h")
+            .fixedRate(ofSeconds(10))
+            .startAt(Harness.T0.plusSeconds(10)));
+    h.runUntil(Harness.T0.plusSeconds(25));
+
+    assertThat(h.fires()).containsExactly(0L, 10_000L, 20_000L);
+  }
+
+  @Test
   public void unschedule_duringARun_removesTheJob() {
     h.scheduler.schedule(every10s());
     duringFirstRun.set(ctx -> h.scheduler.unschedule("j"));
