@@ -1120,17 +1120,7 @@ final class Dispatcher {
    * {@link Entry#changesInFlight}).
    */
   void changing(Collection<String> keys) {
-    lock.lock();
-    try {
-      for (String key : keys) {
-        Entry e = tracked.get(key);
-        if (e != null) {
-          e.changesInFlight++;
-        }
-      }
-    } finally {
-      lock.unlock();
-    }
+    countChanges(keys, 1);
   }
 
   /**
@@ -1139,12 +1129,17 @@ final class Dispatcher {
    * notices.
    */
   void changeEnded(Collection<String> keys) {
+    countChanges(keys, -1);
+  }
+
+  /** Adds {@code delta} to the count of changes in flight of each tracked entry, never below 0. */
+  private void countChanges(Collection<String> keys, int delta) {
     lock.lock();
     try {
       for (String key : keys) {
         Entry e = tracked.get(key);
-        if (e != null && e.changesInFlight > 0) {
-          e.changesInFlight--;
+        if (e != null) {
+          e.changesInFlight = Math.max(0, e.changesInFlight + delta);
         }
       }
     } finally {
