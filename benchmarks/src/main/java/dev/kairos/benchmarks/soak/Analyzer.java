@@ -315,30 +315,50 @@ final class Analyzer {
   }
 
   /**
-   * True if {@code key} was paused when its instance was killed at {@code kill}: of the calls on it
-   * that returned true before the kill, the last to return that pauses or unpauses it (pause;
-   * resume, schedule, unschedule) is a pause. A single instance cannot flag the re-run of such a
-   * run — a run that began or went on while the job was paused (a {@code triggerNow()} of a paused
-   * job, a pause during the run) — as README "Crash in the middle of a run" says.
+   * True if {@code key} was paused, or may have been, when its instance was killed at {@code kill}.
+   * The calls on it that returned true before the kill are replayed in the order they returned: a
+   * pause pauses, a resume or an unschedule unpauses, and a schedule unpauses only a job that an
+   * unschedule had deleted (for a job that exists it is an upsert that keeps the stored state, a
+   * pause included). A pause begun before the kill that never returned may have been stored, so it
+   * counts as a pause. A single instance cannot flag the re-run of a run that began or went on
+   * while its job was paused — a {@code triggerNow()} of a paused job, a pause during the run — as
+   * README "Crash in the middle of a run" says.
    */
   private static boolean pausedAtKill(Ledger ledger, String key, long kill) {
-    Call last = null;
+    List<Call> done = new ArrayList<>();
     for (Call c : ledger.calls()) {
-      boolean pausing =
-          c.op() == Ledger.Op.PAUSE
-              || c.op() == Ledger.Op.RESUME
-              || c.op() == Ledger.Op.SCHEDULE
-              || c.op() == Ledger.Op.UNSCHEDULE;
-      if (pausing
-          && c.key().equals(key)
-          && c.result()
-          && c.end() != Ledger.NEVER
-          && c.end() <= kill
-          && (last == null || c.end() > last.end())) {
-        last = c;
+      if (!c.key().equals(key) || c.begin() > kill) {
+        continue;
+      }
+      if (c.end() == Ledger.NEVER) {
+        if (c.op() == Ledger.Op.PAUSE) {
+          return true; // may have been stored before the kill
+        }
+      } else if (c.result() && c.end() <= kill) {
+        done.add(c);
       }
     }
-    return last != null && last.op() == Ledger.Op.PAUSE;
+    done.sort(Comparator.comparingLong(Call::end));
+    boolean exists = true;
+    boolean paused = false;
+    for (Call c : done) {
+      switch (c.op()) {
+        case PAUSE -> paused = true;
+        case RESUME -> paused = false;
+        case UNSCHEDULE -> {
+          exists = false;
+          paused = false;
+        }
+        case SCHEDULE -> {
+          if (!exists) {
+            exists = true;
+            paused = false;
+          }
+        }
+        default -> {}
+      }
+    }
+    return exists && paused;
   }
 
   /**
@@ -347,7 +367,9 @@ final class Analyzer {
    */
   static String callsAround(Ledger ledger, String key, long fire, long until) {
     StringBuilder sb = new StringBuilder();
-    for (Call c : ledger.calls()) {
+    List<Call> calls = new ArrayList<>(ledger.calls());
+    calls.sort(Comparator.comparingLong(Call::begin)); // the ledger's order is not the calls'
+    for (Call c : calls) {
       if (c.key().equals(key) && c.begin() >= fire - 2_000_000 && c.begin() <= until) {
         sb.append("\n        ")
             .append(c.op().name().toLowerCase())
@@ -361,7 +383,9 @@ final class Analyzer {
             .append(c.result());
       }
     }
-    for (Run r : ledger.runs()) {
+    List<Run> runs = new ArrayList<>(ledger.runs());
+    runs.sort(Comparator.comparingLong(Run::start));
+    for (Run r : runs) {
       if (r.key().equals(key) && r.start() >= fire - 2_000_000 && r.start() <= until) {
         sb.append("\n        run on ")
             .append(r.instance())

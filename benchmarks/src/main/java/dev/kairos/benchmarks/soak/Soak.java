@@ -300,6 +300,12 @@ public final class Soak {
     cmd.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
     cmd.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
     cmd.add("-Dorg.slf4j.simpleLogger.log.dev.kairos.jdbc.internal.H2Compaction=info");
+    // Log levels given to the soak go to its children too (e.g. TRACE for the engine's marks).
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("org.slf4j.simpleLogger.log.")) {
+        cmd.add("-D" + name + "=" + System.getProperty(name));
+      }
+    }
     cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), Soak.class.getName()));
     cmd.add("child");
     cmd.addAll(o.childArgs());

@@ -136,6 +136,40 @@ class AnalyzerTest {
   }
 
   @Test
+  void reRunOfATriggerOfAPausedJob_scheduledAgainBeforeTheKill_isNotJudged() {
+    killedAndRunAgain(false);
+    call("p", "steady-c", "PAUSE", T0 + 3 * S, T0 + 3 * S + 2_000, true);
+    call("t", "steady-c", "TRIGGER", T0 + 4 * S - 1_000, T0 + 4 * S, true);
+    // schedule() of a job that exists is an upsert: the job stays paused (seen in H2 soaks)
+    call("s", "steady-c", "SCHEDULE", T0 + 4 * S + 1_000, T0 + 4 * S + 2_000, true);
+    assertThat(verdict().unflagged().count()).isZero();
+  }
+
+  @Test
+  void reRunOfAKilledRunOfAJobPausedThenDeletedAndMadeAgain_isCounted() {
+    killedAndRunAgain(false);
+    call("p", "steady-c", "PAUSE", T0 + 3 * S, T0 + 3 * S + 2_000, true);
+    call("u", "steady-c", "UNSCHEDULE", T0 + 3 * S + 100_000, T0 + 3 * S + 102_000, true);
+    call("s", "steady-c", "SCHEDULE", T0 + 3 * S + 200_000, T0 + 3 * S + 202_000, true);
+    assertThat(verdict().unflagged().count()).isEqualTo(1);
+  }
+
+  @Test
+  void reRunOfAKilledRunOfAJobWhosePauseNeverReturned_isNotJudged() {
+    killedAndRunAgain(false);
+    add("CALL", "s0.g0", "p", "steady-c", "PAUSE", T0 + 4 * S + 400_000); // killed in the call
+    assertThat(verdict().unflagged().count()).isZero();
+  }
+
+  @Test
+  void callsAround_listsTheCallsInTheOrderTheyBegan() {
+    call("b", "steady-c", "RESUME", T0 + 3 * S, T0 + 3 * S + 1_000, true);
+    call("a", "steady-c", "PAUSE", T0 + 2 * S, T0 + 2 * S + 1_000, true);
+    String text = Analyzer.callsAround(Ledger.parse(lines), "steady-c", T0 + 4 * S, T0 + 5 * S);
+    assertThat(text.indexOf("pause")).isPositive().isLessThan(text.indexOf("resume"));
+  }
+
+  @Test
   void reRunOfAKilledRunOfAJobPausedThroughTheKill_isNotJudged() {
     killedAndRunAgain(false);
     call("p", "steady-c", "PAUSE", T0 + 4 * S + 100_000, T0 + 4 * S + 102_000, true);

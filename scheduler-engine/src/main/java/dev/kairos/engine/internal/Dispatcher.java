@@ -13,6 +13,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The heap of due fires and the leader–follower protocol by which workers take them.
@@ -118,6 +120,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * </ul>
  */
 final class Dispatcher {
+  private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+
   /** Returned by {@link #take()} to the worker that must load the next window. */
   static final Entry LOAD = new Entry("<load window>", null);
 
@@ -797,6 +801,9 @@ final class Dispatcher {
         if (!tracked.containsKey(r.key())) {
           Entry e = new Entry(r.key(), r);
           e.recovery = r.state() == JobState.RUNNING;
+          if (e.recovery) {
+            log.trace("job '{}': loaded RUNNING at version {}: a recovery", r.key(), r.version());
+          }
           tracked.put(r.key(), e);
           enqueue(e, r);
         }
@@ -1559,6 +1566,7 @@ final class Dispatcher {
       Entry e = tracked.get(key);
       if (e != null && e.running && !e.triggerTaken) {
         e.triggerRequested = true;
+        log.trace("job '{}': trigger requested during its run", key);
         return true;
       }
       return false; // not running, or its worker no longer looks: the store takes the trigger

@@ -492,6 +492,7 @@ final class FireRunner {
     if (e.changesInFlight == 0 && e.changedWhileRunning == null) {
       return; // the common case: two volatile reads
     }
+    log.trace("job '{}': changed since taken; its run is marked again", r.key());
     long deadline = System.nanoTime() + CHANGE_WAIT_NANOS;
     while (e.changesInFlight > 0 && deadline - System.nanoTime() > 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
@@ -788,7 +789,12 @@ final class FireRunner {
             fire.missedFires(),
             recovery);
     log.debug(
-        "job '{}': run of fire {} starts (attempt {})", r.key(), fire.scheduled(), fire.attempt());
+        "job '{}': run of fire {} starts (attempt {}, version {}, recovery {})",
+        r.key(),
+        fire.scheduled(),
+        fire.attempt(),
+        r.version(),
+        recovery);
     listeners.runStarted(ctx);
     Throwable failure = null;
     RunOutcome outcome = RunOutcome.SUCCESS;

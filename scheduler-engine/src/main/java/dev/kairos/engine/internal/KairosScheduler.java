@@ -1132,6 +1132,9 @@ public final class KairosScheduler implements Scheduler {
         } catch (RuntimeException e) {
           throw writeFailed(key, e);
         }
+        if (keepMark) {
+          log.trace("job '{}': changed during its run; written RUNNING", key);
+        }
         if (stored.isPresent()) {
           // The engine holds the job SCHEDULED at the stored version, as for any marked run.
           JobRecord seen =

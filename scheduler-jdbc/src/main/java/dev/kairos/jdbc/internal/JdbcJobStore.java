@@ -218,6 +218,15 @@ public final class JdbcJobStore implements ClusterStore {
     if (u == null) {
       u = retryingInsertRace(what, h -> upsert(h, fresh));
     }
+    if (log.isTraceEnabled()) {
+      log.trace(
+          "job '{}': upsert {}: version {} {} due {}",
+          fresh.key(),
+          u.change(),
+          u.record().version(),
+          u.record().state(),
+          u.record().dueTime());
+    }
     if (u.change() != Upsert.Change.UNCHANGED) {
       signal();
     }
@@ -327,6 +336,15 @@ public final class JdbcJobStore implements ClusterStore {
                 jobs.replace(h, updated, expectedVersion)
                     ? Optional.of(reread(h, updated.key()))
                     : Optional.empty());
+    if (log.isTraceEnabled()) {
+      log.trace(
+          "job '{}': replace at version {} with {} due {}: {}",
+          updated.key(),
+          expectedVersion,
+          updated.state(),
+          updated.dueTime(),
+          stored.map(r -> "version " + r.version()).orElse("missed"));
+    }
     stored.ifPresent(r -> signal());
     return stored;
   }
@@ -876,12 +894,24 @@ public final class JdbcJobStore implements ClusterStore {
       }
       JobRecord stored = row.record();
       if (WriteBack.isRepeat(stored, x)) {
+        log.trace("job '{}': write-back of fire {} is a repeat", x.key(), x.scheduledFireTime());
         out.add(Optional.of(stored));
         continue;
       }
       String owner = row.owner();
       boolean leasedToOther = owner != null && !owner.equals(x.instance());
       JobRecord updated = WriteBack.apply(stored, x, leasedToOther);
+      if (log.isTraceEnabled()) {
+        log.trace(
+            "job '{}': write-back of fire {} over version {} {}: version {} {} due {}",
+            x.key(),
+            x.scheduledFireTime(),
+            stored.version(),
+            stored.state(),
+            updated.version(),
+            updated.state(),
+            updated.dueTime());
+      }
       if (updated.state() == JobState.COMPLETE && !settings.keepCompleted()) {
         deleted.add(x.key());
         out.add(Optional.empty());

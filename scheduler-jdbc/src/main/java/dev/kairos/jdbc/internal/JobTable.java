@@ -12,6 +12,8 @@ import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.jdbi.v3.core.Handle;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The SQL of the {@code <prefix>jobs} table. Every method runs on the caller's handle, inside the
@@ -25,6 +27,8 @@ import org.jdbi.v3.core.Handle;
  * mode.
  */
 public final class JobTable {
+  private static final Logger log = LoggerFactory.getLogger(JobTable.class);
+
   private final String select;
   private final String selectForUpdate;
   private final String selectAll;
@@ -233,7 +237,12 @@ public final class JobTable {
     for (StartMarks.Mark m : marks) {
       batch.bind("key", m.key()).bind("start", decimal(m.start())).add();
     }
-    batch.execute();
+    int[] counts = batch.execute();
+    if (log.isTraceEnabled()) {
+      for (int i = 0; i < counts.length; i++) {
+        log.trace("job '{}': marked RUNNING by key: {} row(s)", marks.get(i).key(), counts[i]);
+      }
+    }
   }
 
   /**
@@ -246,7 +255,17 @@ public final class JobTable {
     for (dev.kairos.spi.StartMark m : marks) {
       batch.bind("key", m.key()).bind("version", m.version()).add();
     }
-    batch.execute();
+    int[] counts = batch.execute();
+    if (log.isTraceEnabled()) {
+      for (int i = 0; i < counts.length; i++) {
+        log.trace(
+            "job '{}': {} at version {}: {} row(s)",
+            marks.get(i).key(),
+            running ? "marked RUNNING" : "unmarked",
+            marks.get(i).version(),
+            counts[i]);
+      }
+    }
   }
 
   /**
