@@ -34,31 +34,36 @@ public record ConcurrentRun(
   /**
    * The schedule state a job moves to when a concurrent run starts.
    *
-   * @param state {@link JobState#SCHEDULED}, or {@link JobState#COMPLETE} if no fire is left
+   * @param state {@link JobState#SCHEDULED}, {@link JobState#COMPLETE} if no fire is left, or
+   *     {@link JobState#PAUSED} for the run of a paused job's trigger (it stays paused)
    * @param nextFireTime the next timetable fire, or null when complete
-   * @param dueTime when the next fire is due (after jitter), or null when complete
+   * @param dueTime when the next fire is due (after jitter), or null when complete or paused
    * @param dueKind why it is due
    */
   public record Next(JobState state, Instant nextFireTime, Instant dueTime, FireKind dueKind) {
     /**
      * Checks the state.
      *
-     * @param state {@link JobState#SCHEDULED}, or {@link JobState#COMPLETE} if no fire is left
+     * @param state {@link JobState#SCHEDULED}, {@link JobState#COMPLETE} if no fire is left, or
+     *     {@link JobState#PAUSED} for the run of a paused job's trigger (it stays paused)
      * @param nextFireTime the next timetable fire, or null when complete
-     * @param dueTime when the next fire is due (after jitter), or null when complete
+     * @param dueTime when the next fire is due (after jitter), or null when complete or paused
      * @param dueKind why it is due
-     * @throws IllegalArgumentException if the state is neither SCHEDULED nor COMPLETE, or a
-     *     SCHEDULED state has no due time
+     * @throws IllegalArgumentException if the state is RUNNING, a SCHEDULED state has no due time,
+     *     or a PAUSED one has one
      */
     public Next {
       Objects.requireNonNull(state, "state");
       Objects.requireNonNull(dueKind, "dueKind");
-      if (state != JobState.SCHEDULED && state != JobState.COMPLETE) {
+      if (state == JobState.RUNNING) {
         throw new IllegalArgumentException(
-            "a concurrent run leaves SCHEDULED or COMPLETE: " + state);
+            "a concurrent run leaves SCHEDULED, PAUSED or COMPLETE: " + state);
       }
       if (state == JobState.SCHEDULED && dueTime == null) {
         throw new IllegalArgumentException("a SCHEDULED job needs a due time");
+      }
+      if (state == JobState.PAUSED && dueTime != null) {
+        throw new IllegalArgumentException("a PAUSED job has no due time: " + dueTime);
       }
     }
   }

@@ -66,6 +66,17 @@ public record RunStats(
   }
 
   /**
+   * True if the last start recorded is after the last end (or no end is recorded): a run was marked
+   * started and its end was never written back, so it is going, or a crash cut it off. A run that
+   * starts at the very instant the one before it ended does not count.
+   *
+   * @return whether a started run has no recorded end
+   */
+  public boolean startNotEnded() {
+    return lastStart != null && (lastEnd == null || lastStart.isAfter(lastEnd));
+  }
+
+  /**
    * These statistics with another last start, the rest kept (a run marked started, or a fire
    * claimed, before its end is known).
    *

@@ -225,8 +225,42 @@ final class Dispatcher {
   /** Called when a permit a backfill run waits for becomes free; see {@link #onPermitFreed}. */
   private volatile Runnable permitFreed = () -> {};
 
+  /**
+   * Single-instance mode: a job whose row shows a start after its last end ({@link
+   * dev.kairos.spi.RunStats#startNotEnded}) and that runs nowhere here had a run cut off, and its
+   * next run here is flagged as a recovery, as one loaded {@code RUNNING} is. That covers the runs
+   * a {@code RUNNING} state cannot mark: those of a paused job. Set before the first load; read
+   * under the lock.
+   */
+  private boolean recoversStartsNotEnded;
+
   Dispatcher(TimeSource time, int windowSize) {
     this(time, windowSize, List.of());
+  }
+
+  /**
+   * Turns on {@link #recoversStartsNotEnded} (single-instance mode); call before the first load.
+   */
+  void recoverStartsNotEnded() {
+    lock.lock();
+    try {
+      recoversStartsNotEnded = true;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Call only with the lock held. True if a run from {@code r} is a recovery. */
+  private boolean cutOff(JobRecord r) {
+    return r.state() == JobState.RUNNING || startNotEnded(r);
+  }
+
+  /**
+   * Call only with the lock held. See {@link #recoversStartsNotEnded}; not for a job whose runs may
+   * overlap ({@code allow(n)}: its runs are recorded, and recovered, one by one).
+   */
+  private boolean startNotEnded(JobRecord r) {
+    return recoversStartsNotEnded && r.stats().startNotEnded() && FireRunner.concurrentRuns(r) <= 1;
   }
 
   Dispatcher(TimeSource time, int windowSize, List<dev.kairos.ConcurrencyLimit> limits) {
@@ -800,9 +834,10 @@ final class Dispatcher {
         }
         if (!tracked.containsKey(r.key())) {
           Entry e = new Entry(r.key(), r);
-          e.recovery = r.state() == JobState.RUNNING;
+          e.recovery = cutOff(r);
           if (e.recovery) {
-            log.trace("job '{}': loaded RUNNING at version {}: a recovery", r.key(), r.version());
+            log.trace(
+                "job '{}': loaded {} at version {}: a recovery", r.key(), r.state(), r.version());
           }
           tracked.put(r.key(), e);
           enqueue(e, r);
@@ -906,6 +941,8 @@ final class Dispatcher {
       }
       if (record != null && record.dueTime() != null && inWindow(record)) {
         Entry fresh = e != null ? e : new Entry(key, record);
+        // A job resumed after a restart that cut off a run of it made while it was paused.
+        fresh.recovery |= startNotEnded(record);
         tracked.put(key, fresh);
         enqueue(fresh, record);
       } else if (record != null && record.dueTime() == null) {
@@ -1116,6 +1153,7 @@ final class Dispatcher {
     if (e.unscheduled || e.changedWhileRunning != null || shutdown) {
       return null;
     }
+    e.startedAt = start; // before the volatile write that publishes it
     e.started = true; // the worker owns the running entry; finish reads it after the hand-back
     return start;
   }
@@ -1155,20 +1193,23 @@ final class Dispatcher {
   }
 
   /**
-   * True if a run of the job started here (single-instance mode) and its write-back has not landed
-   * in {@code read}, a row of the job read after that start: a change that leaves the job {@code
-   * SCHEDULED} must then write it {@code RUNNING}, so that the run's start mark outlives the change
+   * The start of a run of the job that started here (single-instance mode) and whose write-back has
+   * not landed in {@code read}, a row of the job read after that start; else null. A change that
+   * leaves the job {@code SCHEDULED} must then write it {@code RUNNING}, and one that pauses it
+   * must write this start as the job's last start, so that the run's start mark outlives the change
    * (a crash during the run is then recovered with the flag). The write-back is told by the run
    * count, which every write-back increments.
    */
-  boolean runGoing(String key, JobRecord read) {
+  Instant goingRunStart(String key, JobRecord read) {
     lock.lock();
     try {
       Entry e = tracked.get(key);
       return e != null
-          && e.running
-          && e.started
-          && read.stats().runCount() == e.record.stats().runCount();
+              && e.running
+              && e.started
+              && read.stats().runCount() == e.record.stats().runCount()
+          ? e.startedAt
+          : null;
     } finally {
       lock.unlock();
     }

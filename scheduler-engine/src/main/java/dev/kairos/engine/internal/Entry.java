@@ -116,9 +116,17 @@ final class Entry {
    * Set by the worker when its run of the entry may start ({@link Dispatcher#beginRun} answered a
    * start); cleared by {@link Dispatcher#finish}. Tells a taken entry that closed before its run
    * from one that ran, for the start marks close clears; volatile because a change reads it under
-   * the dispatcher's lock, which the worker does not take to set it ({@link Dispatcher#runGoing}).
+   * the dispatcher's lock, which the worker does not take to set it ({@link
+   * Dispatcher#goingRunStart}).
    */
   volatile boolean started;
+
+  /**
+   * The start of the entry's run, written by the worker before {@link #started} (so read after
+   * {@code started} is seen true); a pause made during the run writes it to the store as the run's
+   * last start ({@link KairosScheduler}).
+   */
+  java.time.Instant startedAt;
 
   /**
    * How many schedule changes of this job are being written to the store now ({@link

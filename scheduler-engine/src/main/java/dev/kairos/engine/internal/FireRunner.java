@@ -460,7 +460,9 @@ final class FireRunner {
    * Either way the mark is durable, or has failed and been reported, before the run starts.
    */
   private void markStarted(Entry e, JobRecord r, Instant fire, Instant start) {
-    if (writeBacks == null) {
+    if (writeBacks == null || r.state() == JobState.PAUSED) {
+      // A paused job's run (a triggerNow()): its row stays PAUSED, so the mark is the start alone,
+      // which only the key-based mark writes (see Dispatcher#recoverStartsNotEnded).
       markStarted(r.key(), fire, start);
       return;
     }
@@ -889,11 +891,14 @@ final class FireRunner {
             ? r.nextFireTime()
             : tt.successor(fire.scheduled()).orElse(null);
     dev.kairos.spi.ConcurrentRun.Next state =
-        next == null
+        r.state() == JobState.PAUSED // a paused job's trigger: it stays paused, nothing armed
             ? new dev.kairos.spi.ConcurrentRun.Next(
-                JobState.COMPLETE, null, null, FireKind.TIMETABLE)
-            : new dev.kairos.spi.ConcurrentRun.Next(
-                JobState.SCHEDULED, next, Jitter.due(r.spec(), next), FireKind.TIMETABLE);
+                JobState.PAUSED, r.nextFireTime(), null, FireKind.TIMETABLE)
+            : next == null
+                ? new dev.kairos.spi.ConcurrentRun.Next(
+                    JobState.COMPLETE, null, null, FireKind.TIMETABLE)
+                : new dev.kairos.spi.ConcurrentRun.Next(
+                    JobState.SCHEDULED, next, Jitter.due(r.spec(), next), FireKind.TIMETABLE);
     dev.kairos.spi.ConcurrentRun run =
         new dev.kairos.spi.ConcurrentRun(
             r.key(),

@@ -128,6 +128,9 @@ public final class KairosScheduler implements Scheduler {
   public KairosScheduler(EngineConfig config) {
     this.config = config;
     this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
+    if (!clustered()) { // a claim tells a cluster's recoveries
+      dispatcher.recoverStartsNotEnded();
+    }
     this.listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
     this.backfills = new Backfills(config, listeners, runner.gate, dispatcher, () -> closing);
@@ -905,7 +908,7 @@ public final class KairosScheduler implements Scheduler {
     }
     List<dev.kairos.spi.StartMark> marks = new ArrayList<>();
     for (JobRecord r : upserted) {
-      if (r.state() == JobState.SCHEDULED && dispatcher.runGoing(r.key(), r)) {
+      if (r.state() == JobState.SCHEDULED && dispatcher.goingRunStart(r.key(), r) != null) {
         marks.add(new dev.kairos.spi.StartMark(r.key(), r.version()));
       }
     }
@@ -1123,6 +1126,7 @@ public final class KairosScheduler implements Scheduler {
           return true;
         }
         boolean keepMark = keepsRunMark(r, wanted);
+        Instant pausedRun = pausedRunStart(r, wanted);
         if (keepMark) {
           wanted = wanted.withSchedule(wanted.schedule().withState(JobState.RUNNING));
         }
@@ -1134,6 +1138,9 @@ public final class KairosScheduler implements Scheduler {
         }
         if (keepMark) {
           log.trace("job '{}': changed during its run; written RUNNING", key);
+        }
+        if (stored.isPresent() && pausedRun != null) {
+          markPausedRun(stored.get(), pausedRun);
         }
         if (stored.isPresent()) {
           // The engine holds the job SCHEDULED at the stored version, as for any marked run.
@@ -1161,7 +1168,42 @@ public final class KairosScheduler implements Scheduler {
    * write-back then re-runs the fire flagged as a recovery.
    */
   private boolean keepsRunMark(JobRecord r, JobRecord wanted) {
-    return wanted.state() == JobState.SCHEDULED && !clustered() && dispatcher.runGoing(r.key(), r);
+    return wanted.state() == JobState.SCHEDULED
+        && !clustered()
+        && dispatcher.goingRunStart(r.key(), r) != null;
+  }
+
+  /**
+   * The start of a run of the job going here, if {@code wanted} pauses it (single-instance mode): a
+   * {@code PAUSED} row has no room for the run's {@code RUNNING} mark, so the change writes that
+   * start as the job's last start instead, after its own write ({@link #markPausedRun}); a start
+   * without a recorded end tells the next scheduler, should a crash cut the run off, that it must
+   * flag the run's fire as a recovery ({@link Dispatcher#recoverStartsNotEnded}). Else null.
+   */
+  private Instant pausedRunStart(JobRecord r, JobRecord wanted) {
+    if (wanted.state() != JobState.PAUSED || r.state() == JobState.PAUSED || clustered()) {
+      return null;
+    }
+    return dispatcher.goingRunStart(r.key(), r);
+  }
+
+  /**
+   * Writes {@code start} as the paused job's last start ({@link #pausedRunStart}). The row stays
+   * {@code PAUSED} (a start mark changes only a {@code SCHEDULED} row's state), and until the
+   * change lock is released nothing can make it {@code SCHEDULED} or start another run of it; a
+   * write-back landing first writes the same start, with its end. A failure is reported: the run
+   * goes on, unmarked, as before.
+   */
+  private void markPausedRun(JobRecord stored, Instant start) {
+    try {
+      config.store().runStarted(stored.key(), stored.nextFireTime(), start, config.instanceId());
+    } catch (RuntimeException e) {
+      log.warn(
+          "job '{}': marking its run going here after the pause failed; a crash during that run"
+              + " would run it again without the recovery flag",
+          stored.key(),
+          e);
+    }
   }
 
   @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.kairos.JobContext;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
+import dev.kairos.Overlap;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
@@ -121,6 +122,62 @@ public class RacingChangesTest {
 
     assertThat(afterChange.get()).isEqualTo(JobState.RUNNING);
     assertThat(stored().state()).isEqualTo(JobState.SCHEDULED);
+  }
+
+  @Test
+  public void pause_duringARun_keepsTheRunsStartInThePausedRow_untilItsWriteBack() {
+    h.scheduler.schedule(every10s());
+    AtomicReference<JobRecord> paused = new AtomicReference<>();
+    AtomicReference<java.time.Instant> start = new AtomicReference<>();
+    duringFirstRun.set(
+        ctx -> {
+          h.scheduler.pause("j");
+          paused.set(stored());
+          start.set(ctx.actualStart());
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(1));
+
+    // Before, the paused row kept no trace of the run: a crash during it re-ran its fire at
+    // resume() without ctx.recovery().
+    assertThat(paused.get().state()).isEqualTo(JobState.PAUSED);
+    assertThat(paused.get().stats().startNotEnded()).isTrue();
+    assertThat(paused.get().stats().lastStart()).isEqualTo(start.get());
+    assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored().stats().startNotEnded()).as("the write-back ends it").isFalse();
+  }
+
+  @Test
+  public void triggerNow_ofAPausedJob_marksItsRunInThePausedRow_untilItsWriteBack() {
+    h.scheduler.schedule(every10s());
+    h.scheduler.pause("j");
+    AtomicReference<JobRecord> during = new AtomicReference<>();
+    duringFirstRun.set(ctx -> during.set(stored()));
+    h.scheduler.triggerNow("j");
+
+    h.runUntil(Harness.T0.plusSeconds(1));
+
+    assertThat(h.fires()).containsExactly(0L);
+    assertThat(during.get().state()).isEqualTo(JobState.PAUSED);
+    assertThat(during.get().stats().startNotEnded()).isTrue();
+    assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored().stats().startNotEnded()).isFalse();
+  }
+
+  @Test
+  public void triggerNow_ofAPausedJobWhoseRunsMayOverlap_runsOnce_andTheJobStaysPaused() {
+    h.scheduler.schedule(
+        JobSpec.named("j").handler("h").fixedRate(ofSeconds(10)).overlap(Overlap.allow(2)));
+    h.scheduler.pause("j");
+    h.scheduler.triggerNow("j");
+
+    h.runUntil(Harness.T0.plusSeconds(60));
+
+    // Before, the run's start wrote the job SCHEDULED: it then fired every 10 s although paused.
+    assertThat(h.fires()).containsExactly(0L);
+    assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+    assertThat(stored().dueTime()).isNull();
+    assertThat(h.scheduler.job("j").orElseThrow().state()).isEqualTo(JobState.PAUSED);
   }
 
   @Test
