@@ -26,8 +26,9 @@ import java.util.Map;
  *       schedules the hourly job {@link #SLOW_KEY} (handler "slow"), whose run, {@code before} ms
  *       after it started, prints "RUNNING key scheduledFireTime" and sleeps a minute, so that the
  *       test can kill the JVM in the middle of the run; with {@code during=pause-resume} the run
- *       first pauses and resumes its own job; with {@code during=trigger} the job's first fire is
- *       in 30 minutes and the run is that of a {@code triggerNow()};
+ *       first pauses and resumes its own job, with {@code during=pause} it pauses it and leaves it
+ *       paused; with {@code during=trigger} the job's first fire is in 30 minutes and the run is
+ *       that of a {@code triggerNow()}, with {@code during=trigger-paused} that of a paused job;
  *   <li>{@code mode=allow}: as {@code slow}, with the job {@link #ALLOW_KEY} (handler "slow") every
  *       100 ms under {@code Overlap.allow(3)}: three runs go on at once, each printing "RUNNING key
  *       scheduledFireTime" at its start.
@@ -109,6 +110,7 @@ public final class CrashChild {
 
   private static void runSlowJob(JdbcStore store, long before, String during) {
     boolean pauseAndResume = during.equals("pause-resume");
+    boolean pause = during.equals("pause");
     java.util.concurrent.atomic.AtomicReference<Scheduler> self =
         new java.util.concurrent.atomic.AtomicReference<>();
     Scheduler scheduler =
@@ -117,8 +119,10 @@ public final class CrashChild {
             .handler(
                 "slow",
                 ctx -> {
-                  if (pauseAndResume) { // a change made during the run, as an operator would
+                  if (pauseAndResume || pause) { // a change made during the run, as by an operator
                     self.get().pause(ctx.key());
+                  }
+                  if (pauseAndResume) {
                     self.get().resume(ctx.key());
                   }
                   Thread.sleep(before);
@@ -129,12 +133,15 @@ public final class CrashChild {
             .build();
     self.set(scheduler);
     scheduler.start();
-    if (during.equals("trigger")) { // the run is a trigger's: the timetable's first fire is later
+    if (during.startsWith("trigger")) { // a trigger's run: the timetable's first fire is later
       scheduler.schedule(
           JobSpec.named(SLOW_KEY)
               .handler("slow")
               .fixedRate(Duration.ofHours(1))
               .startAt(Instant.now().plus(Duration.ofMinutes(30))));
+      if (during.equals("trigger-paused")) {
+        scheduler.pause(SLOW_KEY);
+      }
       scheduler.triggerNow(SLOW_KEY);
       return;
     }

@@ -141,19 +141,76 @@ public abstract class CrashContract {
     killDuringRun_thenExpectOneRecovery(0, "during=trigger");
   }
 
-  private void killDuringRun_thenExpectOneRecovery(long printAfterMillis, String... more)
-      throws Exception {
-    Instant fire;
+  /**
+   * A run during which its job was paused, and left paused, cut off 20–50 ms in: the row says
+   * {@code PAUSED}, so nothing runs until {@code resume()}, which runs the fire again, once, as a
+   * recovery. Before, a paused row kept no mark of the run and the fire ran again unflagged.
+   */
+  @Test
+  void kill_duringARunThatPausedItsJob_resumeRunsItAgainAsRecovery() throws Exception {
+    Instant fire = killDuringRun(0, "during=pause");
+    List<JobContext> runs = Collections.synchronizedList(new ArrayList<>());
+    KairosScheduler scheduler = scheduler(fire, runs);
+    assertThat(scheduler.job(CrashChild.SLOW_KEY).orElseThrow().state()).isEqualTo(JobState.PAUSED);
+    scheduler.open();
+    scheduler.runDue();
+    assertThat(runs).as("paused: nothing runs").isEmpty();
+
+    scheduler.resume(CrashChild.SLOW_KEY);
+    scheduler.runDue();
+    scheduler.runDue();
+
+    assertThat(runs).singleElement().satisfies(c -> assertThat(c.recovery()).isTrue());
+    assertThat(runs.get(0).scheduledFireTime()).isEqualTo(fire);
+    JobInfo after = scheduler.job(CrashChild.SLOW_KEY).orElseThrow();
+    assertThat(after.state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(after.nextFireTime()).isEqualTo(fire.plus(Duration.ofHours(1)));
+  }
+
+  /**
+   * The run of a paused job's {@code triggerNow()} cut off 20–50 ms in: the next scheduler runs the
+   * trigger again, once, as a recovery, and the job stays paused.
+   */
+  @Test
+  void kill_duringATriggeredRunOfAPausedJob_nextSchedulerRunsItAgainAsRecovery() throws Exception {
+    Instant fire = killDuringRun(0, "during=trigger-paused");
+    List<JobContext> runs = Collections.synchronizedList(new ArrayList<>());
+    KairosScheduler scheduler = scheduler(fire, runs);
+    assertThat(scheduler.job(CrashChild.SLOW_KEY).orElseThrow().state()).isEqualTo(JobState.PAUSED);
+    scheduler.open();
+    scheduler.runDue();
+    scheduler.runDue();
+
+    assertThat(runs).singleElement().satisfies(c -> assertThat(c.recovery()).isTrue());
+    assertThat(runs.get(0).scheduledFireTime()).isEqualTo(fire);
+    JobInfo after = scheduler.job(CrashChild.SLOW_KEY).orElseThrow();
+    assertThat(after.state()).isEqualTo(JobState.PAUSED);
+    assertThat(after.runCount()).isEqualTo(1);
+    assertThat(after.nextFireTime()).isAfter(fire.plus(Duration.ofMinutes(29)));
+  }
+
+  /**
+   * Starts a child running the slow job (with {@code more} arguments), waits for its run to print
+   * its fire time, kills the child ({@code printAfterMillis} into the run, or 20–50 ms after the
+   * print if 0) and returns that fire time.
+   */
+  private Instant killDuringRun(long printAfterMillis, String... more) throws Exception {
     List<String> args = new ArrayList<>(List.of("mode=slow", "before=" + printAfterMillis));
     args.addAll(List.of(more));
     try (ChildJvm child = startChild(args.toArray(String[]::new))) {
       String line = child.awaitLine("RUNNING " + CrashChild.SLOW_KEY + " ", CHILD_TIMEOUT);
-      fire = Instant.parse(line.substring(line.lastIndexOf(' ') + 1));
+      Instant fire = Instant.parse(line.substring(line.lastIndexOf(' ') + 1));
       if (printAfterMillis == 0) {
         Thread.sleep(20 + ThreadLocalRandom.current().nextLong(31)); // the kill's moment
       }
       child.kill();
+      return fire;
     }
+  }
+
+  private void killDuringRun_thenExpectOneRecovery(long printAfterMillis, String... more)
+      throws Exception {
+    Instant fire = killDuringRun(printAfterMillis, more);
     List<JobContext> runs = Collections.synchronizedList(new ArrayList<>());
     KairosScheduler scheduler = scheduler(fire, runs);
 
