@@ -270,24 +270,24 @@ final class Analyzer {
         if (killedAfter >= 0 && !frozen && !later.recovery()) {
           Run earlier = copies.get(i - 1);
           long kill = earlier.start() + killedAfter;
-          if (!pausedAtKill(ledger, later.key(), kill)) {
-            v.unflagged(
-                later.key()
-                    + " fire "
-                    + Verdict.time(later.scheduled())
-                    + ": run at "
-                    + Verdict.time(earlier.start())
-                    + " on "
-                    + earlier.instance()
-                    + ", killed "
-                    + Verdict.ms(killedAfter)
-                    + " later; run again at "
-                    + Verdict.time(later.start())
-                    + " on "
-                    + later.instance()
-                    + " without recovery()"
-                    + callsAround(ledger, later.key(), later.scheduled(), later.start()));
-          }
+          v.unflagged(
+              later.key()
+                  + " fire "
+                  + Verdict.time(later.scheduled())
+                  + ": run at "
+                  + Verdict.time(earlier.start())
+                  + " on "
+                  + earlier.instance()
+                  + ", killed "
+                  + Verdict.ms(killedAfter)
+                  + " later"
+                  + (pausedAtKill(ledger, later.key(), kill) ? " (the job paused)" : "")
+                  + "; run again at "
+                  + Verdict.time(later.start())
+                  + " on "
+                  + later.instance()
+                  + " without recovery()"
+                  + callsAround(ledger, later.key(), later.scheduled(), later.start()));
         }
         String example =
             later.key()
@@ -320,9 +320,9 @@ final class Analyzer {
    * pause pauses, a resume or an unschedule unpauses, and a schedule unpauses only a job that an
    * unschedule had deleted (for a job that exists it is an upsert that keeps the stored state, a
    * pause included). A pause begun before the kill that never returned may have been stored, so it
-   * counts as a pause. A single instance cannot flag the re-run of a run that began or went on
-   * while its job was paused — a {@code triggerNow()} of a paused job, a pause during the run — as
-   * README "Crash in the middle of a run" says.
+   * counts as a pause. Shown with each unflagged re-run: before stop 49 a single instance could not
+   * flag the re-run of a run that began or went on while its job was paused (a {@code triggerNow()}
+   * of a paused job, a pause during the run).
    */
   private static boolean pausedAtKill(Ledger ledger, String key, long kill) {
     List<Call> done = new ArrayList<>();
