@@ -96,7 +96,9 @@ public interface JobStore extends StoreSource, AutoCloseable {
   /**
    * Marks that a run of the job started: state {@code RUNNING} (unless paused) and last start. Does
    * not change the version. A store may make this durable lazily; until it is, a crash loses only
-   * the recovery flag of the re-run, never the fire.
+   * the recovery flag of the re-run, never the fire. A paused job's row keeps {@code PAUSED} and
+   * takes the start: a single-instance scheduler reads a last start after the last end ({@link
+   * RunStats#startNotEnded}) as a run that a crash cut off.
    *
    * @param key the job
    * @param scheduledFireTime the fire that starts

@@ -941,8 +941,10 @@ final class Dispatcher {
       }
       if (record != null && record.dueTime() != null && inWindow(record)) {
         Entry fresh = e != null ? e : new Entry(key, record);
-        // A job resumed after a restart that cut off a run of it made while it was paused.
-        fresh.recovery |= startNotEnded(record);
+        if (e == null) { // one queued here already was judged at its load
+          // A job resumed after a restart that cut off a run of it made while it was paused.
+          fresh.recovery = startNotEnded(record);
+        }
         tracked.put(key, fresh);
         enqueue(fresh, record);
       } else if (record != null && record.dueTime() == null) {
