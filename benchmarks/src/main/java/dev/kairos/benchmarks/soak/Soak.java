@@ -84,6 +84,11 @@ public final class Soak {
       System.out.print(v.render());
       return v.passed() ? 0 : 1;
     }
+    if (!a.isEmpty() && a.get(0).equals("lost-commits") && a.size() == 2) {
+      LostCommits.Report r = LostCommits.find(Path.of(a.get(1)));
+      System.out.print(r.render());
+      return r.losses().isEmpty() ? 0 : 1;
+    }
     if (a.contains("--help")) {
       System.out.print(SoakOptions.USAGE);
       return 0;

@@ -65,6 +65,9 @@ record SoakOptions(
       """
       usage: java -jar kairos-benchmarks.jar soak [options]
              java -jar kairos-benchmarks.jar soak analyze DIR
+             java -jar kairos-benchmarks.jar soak lost-commits DIR   (after a run whose
+               children logged TRACE: -Dorg.slf4j.simpleLogger.log.dev.kairos.engine=trace
+               -Dorg.slf4j.simpleLogger.log.dev.kairos.jdbc=trace before -jar)
         --store h2|postgres|mariadb   default h2 (an embedded file)
         --instances N         child JVMs at once; N > 1 needs postgres or mariadb,
                               clustered (default 1)

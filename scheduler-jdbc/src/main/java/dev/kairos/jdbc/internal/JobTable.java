@@ -240,7 +240,7 @@ public final class JobTable {
     int[] counts = batch.execute();
     if (log.isTraceEnabled()) {
       for (int i = 0; i < counts.length; i++) {
-        log.trace("job '{}': marked RUNNING by key: {} row(s)", marks.get(i).key(), counts[i]);
+        log.trace("job '{}': start mark by key: {} row(s)", marks.get(i).key(), counts[i]);
       }
     }
   }
@@ -261,7 +261,7 @@ public final class JobTable {
         log.trace(
             "job '{}': {} at version {}: {} row(s)",
             marks.get(i).key(),
-            running ? "marked RUNNING" : "unmarked",
+            running ? "start mark" : "start mark undone",
             marks.get(i).version(),
             counts[i]);
       }
