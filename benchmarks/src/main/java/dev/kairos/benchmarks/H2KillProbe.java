@@ -28,11 +28,14 @@ import java.util.concurrent.ConcurrentHashMap;
  * same file, as a restarted scheduler would. docs/RELIABILITY.md (stop 49) says why.
  *
  * <pre>
- * java -cp kairos-benchmarks.jar dev.kairos.benchmarks.H2KillProbe DIR KILLS [THREADS] [HOGS] [compact]
+ * java -cp kairos-benchmarks.jar dev.kairos.benchmarks.H2KillProbe DIR KILLS [THREADS] [HOGS] [compact|plain] [mix]
  * </pre>
  *
  * HOGS busy threads in the child compete for the CPU; {@code compact} runs {@code SHUTDOWN COMPACT}
- * before each check, as {@code H2Compaction} does at open. Exits 1 if a commit was lost.
+ * before each check, as {@code H2Compaction} does at open; {@code mix} varies the size of each
+ * commit (a few transactions insert up to 60 history rows, rows of 0–600 characters, short pauses)
+ * so that freed space comes in many sizes. The file as the kill left it is kept as {@code
+ * lost-K.mv.db} when kill K lost a commit. Exits 1 if a commit was lost.
  */
 public final class H2KillProbe {
   private static final int ROWS_PER_THREAD = 50;
@@ -54,7 +57,11 @@ public final class H2KillProbe {
    */
   public static void main(String[] args) throws Exception {
     if (args[0].equals("child")) {
-      child(Path.of(args[1]), Integer.parseInt(args[2]), Integer.parseInt(args[3]));
+      child(
+          Path.of(args[1]),
+          Integer.parseInt(args[2]),
+          Integer.parseInt(args[3]),
+          Boolean.parseBoolean(args[4]));
       return;
     }
     Path dir = Path.of(args[0]);
@@ -62,6 +69,7 @@ public final class H2KillProbe {
     int threads = args.length > 2 ? Integer.parseInt(args[2]) : 8;
     int hogs = args.length > 3 ? Integer.parseInt(args[3]) : 0;
     boolean compact = args.length > 4 && args[4].equals("compact");
+    boolean mix = args.length > 5 && args[5].equals("mix");
     Files.createDirectories(dir);
     try (Connection c = DriverManager.getConnection(url(dir));
         Statement s = c.createStatement()) {
@@ -81,8 +89,12 @@ public final class H2KillProbe {
     }
     Random random = new Random();
     int lossy = 0;
+    int regressed = 0;
     for (int k = 0; k < kills; k++) {
-      Map<Integer, Long> acked = runAndKill(dir, threads, hogs, 1500 + random.nextInt(2000));
+      Map<Integer, Long> acked = runAndKill(dir, threads, hogs, mix, 1500 + random.nextInt(2000));
+      Path killed = dir.resolve("killed.mv.db");
+      Files.copy(
+          dir.resolve("kairos.mv.db"), killed, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
       if (compact) {
         try (Connection c = DriverManager.getConnection(url(dir));
             Statement s = c.createStatement()) {
@@ -109,16 +121,57 @@ public final class H2KillProbe {
           }
         }
       }
+      long[] identity = identityAfterKill(dir);
+      if (identity[0] <= identity[1]) {
+        regressed++;
+        System.out.println(
+            "kill "
+                + k
+                + ": the history identity went back: next value "
+                + identity[0]
+                + ", highest id in the table "
+                + identity[1]);
+      }
       System.out.println(
           "kill " + k + ": " + acked.size() + " rows committed to, " + lost + " lost");
       lossy += lost > 0 ? 1 : 0;
+      if (lost > 0) {
+        Files.move(killed, dir.resolve("lost-" + k + ".mv.db"));
+      }
     }
     System.out.println("kills that lost a commit: " + lossy + " of " + kills);
-    System.exit(lossy > 0 ? 1 : 0);
+    System.out.println("kills after which the identity went back: " + regressed + " of " + kills);
+    System.exit(lossy > 0 || regressed > 0 ? 1 : 0);
+  }
+
+  /**
+   * The value the history table's identity gives next (taken by an insert that is rolled back) and
+   * the highest id in the table: the first must be above the second.
+   */
+  private static long[] identityAfterKill(Path dir) throws SQLException {
+    try (Connection c = DriverManager.getConnection(url(dir));
+        Statement s = c.createStatement()) {
+      long max;
+      try (ResultSet r = s.executeQuery("SELECT COALESCE(MAX(id), 0) FROM history")) {
+        r.next();
+        max = r.getLong(1);
+      }
+      c.setAutoCommit(false);
+      s.executeUpdate(
+          "INSERT INTO history(k, v, pad) VALUES(-1, -1, '')", Statement.RETURN_GENERATED_KEYS);
+      long next;
+      try (ResultSet r = s.getGeneratedKeys()) {
+        r.next();
+        next = r.getLong(1);
+      }
+      c.rollback();
+      return new long[] {next, max};
+    }
   }
 
   /** Starts a child, reads what it committed for {@code millis} ms, SIGKILLs it. */
-  private static Map<Integer, Long> runAndKill(Path dir, int threads, int hogs, long millis)
+  private static Map<Integer, Long> runAndKill(
+      Path dir, int threads, int hogs, boolean mix, long millis)
       throws IOException, InterruptedException {
     Process p =
         new ProcessBuilder(
@@ -129,7 +182,8 @@ public final class H2KillProbe {
                 "child",
                 dir.toString(),
                 String.valueOf(threads),
-                String.valueOf(hogs))
+                String.valueOf(hogs),
+                String.valueOf(mix))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     Map<Integer, Long> acked = new ConcurrentHashMap<>();
@@ -154,12 +208,13 @@ public final class H2KillProbe {
     return acked;
   }
 
-  private static void child(Path dir, int threads, int hogs) throws InterruptedException {
+  private static void child(Path dir, int threads, int hogs, boolean mix)
+      throws InterruptedException {
     PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false);
     List<Thread> writers = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
       int first = t * ROWS_PER_THREAD;
-      Thread w = new Thread(() -> commitForever(dir, first, out));
+      Thread w = new Thread(() -> commitForever(dir, first, mix, out));
       w.start();
       writers.add(w);
     }
@@ -180,7 +235,7 @@ public final class H2KillProbe {
     }
   }
 
-  private static void commitForever(Path dir, int first, PrintStream out) {
+  private static void commitForever(Path dir, int first, boolean mix, PrintStream out) {
     Random random = new Random(first);
     try (Connection c = DriverManager.getConnection(url(dir));
         Statement s = c.createStatement()) {
@@ -197,9 +252,21 @@ public final class H2KillProbe {
         int row = first + i;
         long next = v[i] + 1;
         s.executeUpdate("UPDATE counters SET v = " + next + " WHERE id = " + row);
-        s.executeUpdate(
-            "INSERT INTO history(k, v, pad) VALUES(" + row + ", " + next + ", REPEAT('y', 500))");
+        int rows = mix && random.nextInt(20) == 0 ? 1 + random.nextInt(60) : 1;
+        try {
+          insertHistory(s, row, next, rows, mix, random);
+        } catch (SQLException e) {
+          if (!"23505".equals(e.getSQLState())) {
+            throw e;
+          }
+          // a history id taken twice: the identity went back after a kill (counted by the parent)
+          c.rollback();
+          continue;
+        }
         s.executeUpdate("DELETE FROM history WHERE k = " + row + " AND v < " + (next - 5));
+        if (mix && random.nextInt(10) == 0) {
+          Thread.sleep(random.nextInt(3));
+        }
         c.commit();
         v[i] = next;
         synchronized (out) {
@@ -209,6 +276,23 @@ public final class H2KillProbe {
       }
     } catch (SQLException e) {
       e.printStackTrace();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void insertHistory(
+      Statement s, int row, long value, int rows, boolean mix, Random random) throws SQLException {
+    for (int n = 0; n < rows; n++) {
+      int pad = mix ? random.nextInt(600) : 500;
+      s.executeUpdate(
+          "INSERT INTO history(k, v, pad) VALUES("
+              + row
+              + ", "
+              + value
+              + ", REPEAT('y', "
+              + pad
+              + "))");
     }
   }
 }

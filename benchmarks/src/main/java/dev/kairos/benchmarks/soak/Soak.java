@@ -349,6 +349,7 @@ public final class Soak {
         c.process.waitFor();
         events.append("KILL", c.instance, LedgerFile.nowMicros());
         System.out.printf("%s SIGKILL %s%n", Instant.now(), c.instance);
+        keepKilledH2File(c.instance);
         Thread.sleep(r.nextLong(o.down().toMillis() + 1));
         launch(c, first);
         nextKill = after(Instant.now(), o.killEvery());
@@ -362,6 +363,20 @@ public final class Soak {
         nextFreeze = after(Instant.now(), o.freezeEvery());
       }
     }
+  }
+
+  /**
+   * With {@code -Dkairos.soak.keepH2Files=true} on an H2 soak, copies the database file as the
+   * SIGKILL left it to {@code h2-killed/<instance>.mv.db}, before the restart opens (and recovers)
+   * it: what H2 had written, to set beside what the next instance read ({@code soak lost-commits}).
+   */
+  private void keepKilledH2File(String instance) throws IOException {
+    if (!o.store().equals("h2") || !Boolean.getBoolean("kairos.soak.keepH2Files")) {
+      return;
+    }
+    Path kept = o.dir().resolve("h2-killed");
+    Files.createDirectories(kept);
+    Files.copy(o.dir().resolve("h2").resolve("kairos.mv.db"), kept.resolve(instance + ".mv.db"));
   }
 
   /** A random moment ½–1½ {@code mean} after {@code t}; far in the future for a zero mean. */

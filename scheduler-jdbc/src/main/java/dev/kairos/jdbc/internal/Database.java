@@ -95,7 +95,11 @@ public final class Database {
         Migrations.check(ds, d, prefix);
       }
       Migrations.checkWritable(j, prefix, source.toString());
-      j.useHandle(d::warnIfCommitsLag);
+      j.useHandle(
+          h -> {
+            d.warnIfCommitsLag(h);
+            d.repairRunIdsAfterCrash(h, prefix);
+          });
       dialect = d;
       textCharset = charset;
       maxStatementBytes = maxStatement;
