@@ -58,14 +58,17 @@ final class LostCommits {
     }
   }
 
-  /** Writes that committed a version (replace, upsert, write-back), with the version stored. */
+  /**
+   * Writes that committed a version (replace, upsert, write-back), with the version stored: lines
+   * logged after the commit returned. (A write-back's "over version" line is logged inside its
+   * transaction, before the commit, so it only says what was read.)
+   */
   private static final List<Pattern> COMMITTED =
       List.of(
           Pattern.compile(
               "job '([^']+)': replace at version \\d+ with \\S+ due \\S+: version (\\d+)"),
           Pattern.compile("job '([^']+)': upsert (?:CREATED|UPDATED)\\w*: version (\\d+)"),
-          Pattern.compile(
-              "job '([^']+)': write-back of fire \\S+ over version \\d+ \\S+: version (\\d+)"));
+          Pattern.compile("job '([^']+)': write-back of fire \\S+ committed: version (\\d+)"));
 
   /** Lines that say which version of a job a generation read. */
   private static final List<Pattern> READ =

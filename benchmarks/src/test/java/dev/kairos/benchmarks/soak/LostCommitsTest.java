@@ -56,7 +56,10 @@ class LostCommitsTest {
         trace(
             "00:00:01.000",
             "job 'a': write-back of fire 2026-01-01T00:00:00Z over version 5 RUNNING: version 6"
-                + " SCHEDULED due 2026-01-01T00:00:01Z"));
+                + " SCHEDULED due 2026-01-01T00:00:01Z"),
+        trace(
+            "00:00:01.001",
+            "job 'a': write-back of fire 2026-01-01T00:00:00Z committed: version 6"));
     log("g1", trace("00:00:03.000", "job 'a': start mark at version 6: 1 row(s)"));
     log("g2", "00:00:05.000 [main] INFO nothing traced here");
 
@@ -65,6 +68,32 @@ class LostCommitsTest {
     assertThat(r.losses()).isEmpty();
     assertThat(r.restarts()).isEqualTo(2);
     assertThat(r.untraced()).isZero(); // g1 is traced; g2 is only ever read
+  }
+
+  @Test
+  void aWriteBackCutOffBeforeItsCommit_isNoLoss_butOneThatCommitted_is() throws Exception {
+    log(
+        "g0",
+        // a: read and written inside the transaction, killed before the commit returned
+        trace(
+            "00:00:01.000",
+            "job 'a': write-back of fire 2026-01-01T00:00:00Z over version 5 RUNNING: version 6"
+                + " SCHEDULED due 2026-01-01T00:00:01Z"),
+        trace(
+            "00:00:01.100",
+            "job 'b': write-back of fire 2026-01-01T00:00:00Z over version 8 RUNNING: version 9"
+                + " SCHEDULED due 2026-01-01T00:00:01Z"),
+        trace(
+            "00:00:01.105",
+            "job 'b': write-back of fire 2026-01-01T00:00:00Z committed: version 9"));
+    log(
+        "g1",
+        trace("00:00:03.000", "job 'a': loaded RUNNING at version 5: a recovery"),
+        trace("00:00:03.000", "job 'b': loaded RUNNING at version 8: a recovery"));
+
+    LostCommits.Report r = LostCommits.find(dir);
+
+    assertThat(r.losses()).singleElement().satisfies(l -> assertThat(l.key()).isEqualTo("b"));
   }
 
   @Test

@@ -809,6 +809,7 @@ public final class JdbcJobStore implements ClusterStore {
               }
               return stored;
             });
+    traceCommitted(results, out);
     signal();
     return out;
   }
@@ -821,6 +822,33 @@ public final class JdbcJobStore implements ClusterStore {
    * change stamp is taken before a wait for another item's row lock.
    */
   private Optional<JobRecord> commit(Object item) {
+    Optional<JobRecord> out = commitInBatch(item);
+    if (item instanceof RunResult x) {
+      traceCommitted(List.of(x), List.of(out));
+    }
+    return out;
+  }
+
+  /**
+   * TRACE: the write-backs whose transaction committed (the line in {@code runsFinished(Handle,
+   * ..)} is logged inside the transaction, before the commit).
+   */
+  private static void traceCommitted(List<RunResult> results, List<Optional<JobRecord>> stored) {
+    if (!log.isTraceEnabled()) {
+      return;
+    }
+    for (int i = 0; i < results.size(); i++) {
+      if (stored.get(i).isPresent()) {
+        log.trace(
+            "job '{}': write-back of fire {} committed: version {}",
+            results.get(i).key(),
+            results.get(i).scheduledFireTime(),
+            stored.get(i).get().version());
+      }
+    }
+  }
+
+  private Optional<JobRecord> commitInBatch(Object item) {
     return commits.submit(
         item,
         batch ->
