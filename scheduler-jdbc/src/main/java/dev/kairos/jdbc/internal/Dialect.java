@@ -254,7 +254,7 @@ public enum Dialect {
                 "SELECT c.IDENTITY_BASE, (SELECT MAX(id) FROM "
                     + table
                     + ") FROM INFORMATION_SCHEMA.COLUMNS c WHERE c.TABLE_SCHEMA = CURRENT_SCHEMA"
-                    + " AND c.TABLE_NAME = :table AND c.COLUMN_NAME = 'ID'")
+                    + " AND UPPER(c.TABLE_NAME) = :table AND UPPER(c.COLUMN_NAME) = 'ID'")
             .bind("table", table.toUpperCase(Locale.ROOT))
             .map((r, ctx) -> new long[] {r.getLong(1), r.getLong(2)})
             .findOne();
