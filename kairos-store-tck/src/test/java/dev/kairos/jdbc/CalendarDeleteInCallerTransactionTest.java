@@ -11,10 +11,7 @@ import dev.kairos.tck.JdbcStoreContract;
 import dev.kairos.tck.MariaDbTestDatabase;
 import dev.kairos.tck.PostgresTestDatabase;
 import dev.kairos.tck.TestDatabase;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
-import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
@@ -65,7 +62,7 @@ class CalendarDeleteInCallerTransactionTest {
     String prefix = JdbcStoreContract.nextPrefix();
     try (JdbcStore plain = db.builder().tablePrefix(prefix).build();
         Connection app = db.connect();
-        CallerConnection source = new CallerConnection(db, app);
+        CallerTransactionSource source = new CallerTransactionSource(db, app);
         JdbcStore joining =
             JdbcStore.builder()
                 .dataSource(source)
@@ -83,12 +80,12 @@ class CalendarDeleteInCallerTransactionTest {
       }
       other.upsert(JobRecord.fresh(spec("a").excluding("desk"), T0));
 
-      source.inTransaction = true;
+      source.begin();
       String refusal;
       try {
         refusal = catchMessage(() -> joining.jobStore().deleteCalendar("desk"));
       } finally {
-        source.inTransaction = false;
+        source.end();
       }
       app.commit(); // the application goes on after the refusal
 
@@ -105,48 +102,5 @@ class CalendarDeleteInCallerTransactionTest {
       return e.getMessage();
     }
     throw new AssertionError("not refused");
-  }
-
-  /**
-   * The application's data source: its open transaction's connection while {@link #inTransaction},
-   * closed only by the application; a new connection otherwise.
-   */
-  private static final class CallerConnection extends TestDataSource implements AutoCloseable {
-    private final TestDatabase db;
-    private final Connection app;
-    volatile boolean inTransaction;
-
-    CallerConnection(TestDatabase db, Connection app) {
-      this.db = db;
-      this.app = app;
-    }
-
-    boolean inTransaction() {
-      return inTransaction;
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-      if (!inTransaction) {
-        return db.connect();
-      }
-      return (Connection)
-          Proxy.newProxyInstance(
-              Connection.class.getClassLoader(),
-              new Class<?>[] {Connection.class},
-              (proxy, method, args) -> {
-                if (method.getName().equals("close")) {
-                  return null; // the application's transaction goes on
-                }
-                try {
-                  return method.invoke(app, args);
-                } catch (InvocationTargetException e) {
-                  throw e.getCause();
-                }
-              });
-    }
-
-    @Override
-    public void close() {}
   }
 }

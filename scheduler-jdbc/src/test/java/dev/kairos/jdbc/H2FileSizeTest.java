@@ -74,7 +74,8 @@ class H2FileSizeTest {
     return Files.size(dir.resolve("kairos.mv.db"));
   }
 
-  private static RunResult success(JobRecord r) {
+  /** A successful run of {@code r}'s due fire, due again a minute later. */
+  static RunResult success(JobRecord r) {
     Instant fire = r.dueTime();
     return new RunResult(
         new RunRecord(

@@ -3,13 +3,7 @@ package dev.kairos.jdbc;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.JobSpec;
-import dev.kairos.JobState;
-import dev.kairos.RunOutcome;
-import dev.kairos.RunRecord;
-import dev.kairos.spi.FireKind;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.RunResult;
-import dev.kairos.spi.ScheduleState;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -44,7 +38,7 @@ class H2RunIdRepairTest {
                   JobRecord.fresh(
                       JobSpec.named("nightly").handler("h").fixedRate(Duration.ofMinutes(1)), T0))
               .record();
-      job = store.jobStore().runFinished(success(job)).orElseThrow();
+      job = store.jobStore().runFinished(H2FileSizeTest.success(job)).orElseThrow();
     }
     long taken;
     try (Connection c =
@@ -62,7 +56,7 @@ class H2RunIdRepairTest {
 
     try (JdbcStore store = JdbcStore.h2(dir)) {
       store.open();
-      job = store.jobStore().runFinished(success(job)).orElseThrow();
+      job = store.jobStore().runFinished(H2FileSizeTest.success(job)).orElseThrow();
       assertThat(job.runCount()).isEqualTo(2);
     }
     try (Connection c =
@@ -104,22 +98,5 @@ class H2RunIdRepairTest {
       r.next();
       return r.getLong(1);
     }
-  }
-
-  private static RunResult success(JobRecord r) {
-    Instant fire = r.dueTime();
-    return new RunResult(
-        new RunRecord(
-            r.key(),
-            fire,
-            fire.plusMillis(5),
-            fire.plusMillis(25),
-            RunOutcome.SUCCESS,
-            null,
-            1,
-            "node-1"),
-        r.version(),
-        new ScheduleState(
-            JobState.SCHEDULED, fire.plusSeconds(60), fire.plusSeconds(60), FireKind.TIMETABLE, 1));
   }
 }

@@ -898,9 +898,10 @@ public final class KairosScheduler implements Scheduler {
    * {@link #keepsRunMark}), at the version the upsert wrote, so that a crash during that run still
    * re-runs its fire flagged as a recovery. Every write-back increments the version ({@link
    * dev.kairos.spi.RunResult#applyTo}): a write-back that lands first makes this mark miss, as it
-   * must. Single-instance mode, and not for an upsert made in the caller's open transaction (its
-   * row stays locked until that commits; the heap is then resynchronized instead, and such a run
-   * stays unmarked); a failure is reported and the run goes on unmarked.
+   * must. Single-instance mode. For an upsert made in the caller's open transaction the mark waits
+   * for that transaction's end, with the heap's re-read ({@link #resync}): written inside it, it
+   * would hold or wait for the caller's row lock on the store's own threads (a delayed mark's
+   * flusher, which write-backs wait for). A failure is reported and the run goes on unmarked.
    */
   private void markGoingRuns(List<JobRecord> upserted) {
     if (clustered()) {
@@ -1041,6 +1042,7 @@ public final class KairosScheduler implements Scheduler {
     changes.lock();
     try {
       Instant now = config.time().now();
+      List<JobRecord> toMark = new ArrayList<>();
       int failed = 0;
       RuntimeException first = null;
       for (String key : keys) {
@@ -1056,8 +1058,22 @@ public final class KairosScheduler implements Scheduler {
           continue;
         }
         unsettled.remove(key);
+        Instant going = r == null || clustered() ? null : dispatcher.goingRunStart(key, r);
+        if (going != null && r.state() == JobState.RUNNING) {
+          // The mark of a run going here (keepsRunMark): the engine holds the job SCHEDULED at
+          // the stored version, as for any marked run.
+          r = r.withSchedule(r.schedule().withState(JobState.SCHEDULED));
+        } else if (going != null && r.state() == JobState.SCHEDULED) {
+          toMark.add(r); // a redefinition in the caller's transaction, or a write whose answer
+          // was lost, left a run going here unmarked: see markGoingRuns
+        } else if (going != null
+            && r.state() == JobState.PAUSED
+            && !going.equals(r.stats().lastStart())) {
+          markPausedRun(r, going); // a pause in the caller's transaction: see pausedRunStart
+        }
         dispatcher.reread(key, r != null && readable(r, now) ? r : null);
       }
+      markGoingRuns(toMark);
       if (failed > 0) {
         log.warn(
             "re-reading {} job(s) after a failed store call failed too; they are read again at"
@@ -1139,9 +1155,6 @@ public final class KairosScheduler implements Scheduler {
         if (keepMark) {
           log.trace("job '{}': changed during its run; written RUNNING", key);
         }
-        if (stored.isPresent() && pausedRun != null) {
-          markPausedRun(stored.get(), pausedRun);
-        }
         if (stored.isPresent()) {
           // The engine holds the job SCHEDULED at the stored version, as for any marked run.
           JobRecord seen =
@@ -1150,7 +1163,15 @@ public final class KairosScheduler implements Scheduler {
                   : stored.get();
           // A resumed job can break the catch-up rule as a loaded one can: not queued then.
           boolean ok = readable(seen, config.time().now());
-          toHeap(keys, () -> dispatcher.changed(key, ok ? seen : null));
+          JobRecord paused = stored.get();
+          toHeap(
+              keys,
+              () -> {
+                if (pausedRun != null) {
+                  markPausedRun(paused, pausedRun); // in a caller's transaction: at its end
+                }
+                dispatcher.changed(key, ok ? seen : null);
+              });
           return true;
         }
       }

@@ -8,8 +8,12 @@ import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Overlap;
 import dev.kairos.engine.InMemoryStore;
+import dev.kairos.engine.Kairos;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.JobStore;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
@@ -33,11 +37,24 @@ public class RacingChangesTest {
     return new InMemoryStore();
   }
 
+  /** Whether the test's "caller" has a transaction open (see {@link #callerTransaction}). */
+  private boolean transactionOpen;
+
+  private final List<Runnable> atTransactionEnd = new ArrayList<>();
+
   @BeforeEach
   public void setUp() {
     h =
         new Harness(
             newStore(),
+            Kairos.builder()
+                .callerTransactions(
+                    reread -> {
+                      if (transactionOpen) {
+                        atTransactionEnd.add(reread);
+                      }
+                      return transactionOpen;
+                    }),
             ctx -> {
               Consumer<JobContext> once = duringFirstRun.getAndSet(null);
               if (once != null) {
@@ -178,6 +195,67 @@ public class RacingChangesTest {
     assertThat(stored().state()).isEqualTo(JobState.PAUSED);
     assertThat(stored().dueTime()).isNull();
     assertThat(h.scheduler.job("j").orElseThrow().state()).isEqualTo(JobState.PAUSED);
+  }
+
+  /**
+   * Runs {@code calls} as if in a transaction of the caller's (the engine is told one is open; the
+   * store here commits on its own), then ends it.
+   */
+  private void callerTransaction(Runnable calls) {
+    transactionOpen = true;
+    try {
+      calls.run();
+    } finally {
+      transactionOpen = false;
+    }
+    atTransactionEnd.forEach(Runnable::run);
+    atTransactionEnd.clear();
+  }
+
+  @Test
+  public void pause_duringARun_inACallersTransaction_writesTheRunsStartWhenItEnds() {
+    h.scheduler.schedule(every10s());
+    List<Instant> lastStart = new ArrayList<>(); // during the transaction, then after it
+    duringFirstRun.set(
+        ctx -> {
+          callerTransaction(
+              () -> {
+                h.scheduler.pause("j");
+                lastStart.add(stored().stats().lastStart());
+              });
+          lastStart.add(stored().stats().lastStart());
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(25));
+
+    // The paused row holds the run's start once the transaction ended (the mark is written then,
+    // not inside it, where on a store joining it the mark would meet the caller's row lock on the
+    // store's threads; here the run's own mark may have written it already).
+    assertThat(lastStart.get(1)).isEqualTo(Harness.T0);
+    assertThat(stored().state()).isEqualTo(JobState.PAUSED);
+    assertThat(h.fires()).containsExactly(0L);
+  }
+
+  @Test
+  public void reschedule_duringARun_inACallersTransaction_marksTheRunWhenItEnds() {
+    h.scheduler.schedule(every10s());
+    List<JobState> state = new ArrayList<>(); // during the transaction, then after it
+    duringFirstRun.set(
+        ctx -> {
+          callerTransaction(
+              () -> {
+                h.scheduler.schedule(JobSpec.named("j").handler("h").fixedRate(ofSeconds(7)));
+                state.add(stored().state());
+              });
+          state.add(stored().state());
+        });
+
+    h.runUntil(Harness.T0.plusSeconds(15));
+
+    // Before, the run stayed unmarked: a crash re-ran its fire without ctx.recovery().
+    assertThat(state).containsExactly(JobState.SCHEDULED, JobState.RUNNING);
+    assertThat(stored().state()).isEqualTo(JobState.SCHEDULED);
+    assertThat(h.fires()).containsExactly(0L, 0L, 7_000L, 14_000L);
   }
 
   @Test

@@ -212,6 +212,16 @@ public final class Database {
     return inTransactionJoining(what, (h, joined) -> work.withHandle(h));
   }
 
+  /**
+   * True if the calling thread has a transaction of the application's open that the store's calls
+   * join ({@code JdbcStore.Builder.joinCallerTransactions}): a write made now commits or rolls back
+   * with the application's, so it must be made on this thread, never handed to another.
+   */
+  public boolean callerTransactionOpen() {
+    java.util.function.BooleanSupplier open = source.callerTransactionOpen();
+    return open != null && open.getAsBoolean();
+  }
+
   /** Work in a transaction that is told whether it joined one already open. */
   @FunctionalInterface
   public interface JoiningWork<T> {

@@ -819,7 +819,9 @@ public final class JdbcJobStore implements ClusterStore {
    * write-backs of runs that ended share transactions (in key order, see {@link GroupCommit}), so a
    * mark before every run costs a share of a commit, not a commit of its own. A batch of several
    * jobs first locks all their rows with one read, in key order (the batch is sorted), so no item's
-   * change stamp is taken before a wait for another item's row lock.
+   * change stamp is taken before a wait for another item's row lock. A call made in the
+   * application's open transaction (a start mark written by a {@code pause()} there) is written on
+   * its own thread, in that transaction, never batched.
    */
   private Optional<JobRecord> commit(Object item) {
     Optional<JobRecord> out = commitInBatch(item);
@@ -849,6 +851,13 @@ public final class JdbcJobStore implements ClusterStore {
   }
 
   private Optional<JobRecord> commitInBatch(Object item) {
+    if (database.callerTransactionOpen()) {
+      // Written here, in the application's transaction, alone: through the group commit another
+      // thread's batch could take it (and wait for the application's row locks while the
+      // application waits for that batch), or this thread's batch could take other threads' items
+      // into the application's transaction, which may still roll back.
+      return database.inTransaction(describe(item), h -> apply(h, item));
+    }
     return commits.submit(
         item,
         batch ->
