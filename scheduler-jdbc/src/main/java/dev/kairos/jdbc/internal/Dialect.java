@@ -233,7 +233,7 @@ public enum Dialect {
 
   /**
    * On H2, moves the run history's id sequence above the highest id in the table when a crash left
-   * it behind, and says so (WARN); returns the id it restarted at, or -1 if nothing was done.
+   * it behind, and says so (WARN).
    *
    * <p>H2 (2.3) can lose the sequence's high-water mark at a SIGKILL while keeping rows that used
    * values above it: the session that spends the cache raises the mark in memory and writes it in a
@@ -244,9 +244,9 @@ public enum Dialect {
    * window rare; this check, one query at open, closes it. Other dialects keep a sequence's mark
    * ahead of every value handed out.
    */
-  public long repairRunIdsAfterCrash(Handle h, String prefix) {
+  public void repairRunIdsAfterCrash(Handle h, String prefix) {
     if (this != H2) {
-      return -1;
+      return;
     }
     String table = prefix + "runs";
     var found =
@@ -259,7 +259,7 @@ public enum Dialect {
             .map((r, ctx) -> new long[] {r.getLong(1), r.getLong(2)})
             .findOne();
     if (found.isEmpty() || found.get()[0] > found.get()[1]) {
-      return -1;
+      return;
     }
     long next = found.get()[1] + 1;
     try {
@@ -274,7 +274,7 @@ public enum Dialect {
           found.get()[1],
           e.toString(),
           found.get()[1]);
-      return -1;
+      return;
     }
     log.warn(
         "H2: the id sequence of {} was behind its rows after a crash (next {}, highest id {}),"
@@ -283,7 +283,6 @@ public enum Dialect {
         found.get()[0],
         found.get()[1],
         next);
-    return next;
   }
 
   @Override

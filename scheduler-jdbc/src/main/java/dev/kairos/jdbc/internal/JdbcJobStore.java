@@ -825,7 +825,7 @@ public final class JdbcJobStore implements ClusterStore {
    */
   private Optional<JobRecord> commit(Object item) {
     Optional<JobRecord> out = commitInBatch(item);
-    if (item instanceof RunResult x) {
+    if (log.isTraceEnabled() && item instanceof RunResult x) { // nothing built on the hot path
       traceCommitted(List.of(x), List.of(out));
     }
     return out;
