@@ -142,7 +142,11 @@ public final class Cluster implements AutoCloseable {
         });
   }
 
-  /** Records the instance's heartbeat by the database clock. */
+  /**
+   * Records the instance's heartbeat by the database clock; on H2, then checks that a restart of
+   * the H2 server under the live instances left no sequence behind its values ({@link
+   * Database#repairSequences}: one query).
+   */
   public void heartbeat(String instance) {
     database.inTransaction(
         "recording the heartbeat of instance " + instance,
@@ -150,6 +154,7 @@ public final class Cluster implements AutoCloseable {
           table.heartbeat(h, instance);
           return null;
         });
+    database.repairSequences();
   }
 
   /** Removes the instance. */

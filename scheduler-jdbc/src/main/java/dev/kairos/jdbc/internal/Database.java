@@ -98,7 +98,7 @@ public final class Database {
       j.useHandle(
           h -> {
             d.warnIfCommitsLag(h);
-            d.repairRunIdsAfterCrash(h, prefix);
+            d.repairSequencesAfterCrash(h, prefix);
           });
       dialect = d;
       textCharset = charset;
@@ -248,6 +248,9 @@ public final class Database {
                 });
       } catch (JdbiException | SQLException e) {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
+          if (dialect == Dialect.H2 && isDuplicateKey(e) && !callerTransactionOpen()) {
+            repairSequences(); // so that the caller's retry can succeed
+          }
           throw new StoreException(what + " failed", e);
         }
         log.debug("{}: deadlock, attempt {} rolled back; running it again", what, attempt);
@@ -257,6 +260,32 @@ public final class Database {
         throw driverAssertion(what, e);
       }
     }
+  }
+
+  /**
+   * Moves sequences a crash of an H2 database left behind their tables' values ({@link
+   * Dialect#repairSequencesAfterCrash}); on other dialects does nothing. A failure is logged, never
+   * thrown: the check is a repair on the side of the call that asked for it.
+   */
+  public void repairSequences() {
+    if (dialect != Dialect.H2) {
+      return;
+    }
+    try {
+      jdbi("checking H2's sequences").useHandle(h -> dialect.repairSequencesAfterCrash(h, prefix));
+    } catch (RuntimeException e) {
+      log.debug("checking H2's sequences after a crash failed", e);
+    }
+  }
+
+  /** True for a unique-key violation (SQLSTATE 23505). */
+  static boolean isDuplicateKey(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s && "23505".equals(s.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**

@@ -232,57 +232,94 @@ public enum Dialect {
   }
 
   /**
-   * On H2, moves the run history's id sequence above the highest id in the table when a crash left
-   * it behind, and says so (WARN).
+   * On H2, moves the run history's id sequence and the change feed's {@code change_seq} above the
+   * highest value their tables hold when a crash left them behind, and says so (WARN); returns how
+   * many it moved. Other dialects keep a sequence's mark ahead of every value handed out: nothing
+   * to do, no query.
    *
-   * <p>H2 (2.3) can lose the sequence's high-water mark at a SIGKILL while keeping rows that used
+   * <p>H2 (2.3) can lose a sequence's high-water mark at a SIGKILL while keeping rows that used
    * values above it: the session that spends the cache raises the mark in memory and writes it in a
    * commit of its own after that, and another session may take values under the new mark and commit
-   * first. A restart then hands out those ids again, and every write-back inserting one fails on
-   * the primary key until the sequence has passed them (seen in {@code H2KillProbe}, with H2's
-   * default cache of 32: after 4 kills of 56). The cache of 4,096 (schema version 12) makes the
-   * window rare; this check, one query at open, closes it. Other dialects keep a sequence's mark
-   * ahead of every value handed out.
+   * first. A restart then hands out those values again: every write-back inserting a reused history
+   * id fails on the primary key until the sequence has passed them (seen in {@code H2KillProbe},
+   * with H2's default cache of 32: after 4 kills of 56), and a change stamped with a reused {@code
+   * change_seq} lies behind the cursors of the other instances of a cluster, which miss it (their
+   * sweep finds an overdue job later; a tombstone fails on its primary key). The caches of 4,096
+   * (schema versions 9 and 12) make the window rare; this check, one query, closes it. It runs at
+   * {@code open()}, at each heartbeat of a clustered store (the H2 server may restart under live
+   * instances) and after a duplicate key (a plain store over an H2 server).
    */
-  public void repairRunIdsAfterCrash(Handle h, String prefix) {
+  public int repairSequencesAfterCrash(Handle h, String prefix) {
     if (this != H2) {
-      return;
+      return 0;
     }
-    String table = prefix + "runs";
+    String runs = prefix + "runs";
+    String changes = prefix + "change_seq";
     var found =
         h.createQuery(
-                "SELECT c.IDENTITY_BASE, (SELECT MAX(id) FROM "
-                    + table
-                    + ") FROM INFORMATION_SCHEMA.COLUMNS c WHERE c.TABLE_SCHEMA = CURRENT_SCHEMA"
-                    + " AND UPPER(c.TABLE_NAME) = :table AND UPPER(c.COLUMN_NAME) = 'ID'")
-            .bind("table", table.toUpperCase(Locale.ROOT))
-            .map((r, ctx) -> new long[] {r.getLong(1), r.getLong(2)})
-            .findOne();
-    if (found.isEmpty() || found.get()[0] > found.get()[1]) {
-      return;
+                "SELECT (SELECT c.IDENTITY_BASE FROM INFORMATION_SCHEMA.COLUMNS c"
+                    + " WHERE c.TABLE_SCHEMA = CURRENT_SCHEMA AND UPPER(c.TABLE_NAME) = :runs"
+                    + " AND UPPER(c.COLUMN_NAME) = 'ID'), (SELECT MAX(id) FROM "
+                    + runs
+                    + "), (SELECT s.BASE_VALUE FROM INFORMATION_SCHEMA.SEQUENCES s"
+                    + " WHERE s.SEQUENCE_SCHEMA = CURRENT_SCHEMA AND UPPER(s.SEQUENCE_NAME) ="
+                    + " :changes), GREATEST(COALESCE((SELECT MAX(change_seq) FROM "
+                    + prefix
+                    + "jobs), 0), COALESCE((SELECT MAX(change_seq) FROM "
+                    + prefix
+                    + "deleted_jobs), 0))")
+            .bind("runs", runs.toUpperCase(Locale.ROOT))
+            .bind("changes", changes.toUpperCase(Locale.ROOT))
+            .map(
+                (r, ctx) ->
+                    new Long[] {nullable(r, 1), nullable(r, 2), nullable(r, 3), r.getLong(4)})
+            .one();
+    int moved = 0;
+    if (behind(found[0], found[1])
+        && restart(h, runs, "ALTER TABLE " + runs + " ALTER COLUMN id", found[0], found[1])) {
+      moved++;
     }
-    long next = found.get()[1] + 1;
+    if (behind(found[2], found[3])
+        && restart(h, changes, "ALTER SEQUENCE " + changes, found[2], found[3])) {
+      moved++;
+    }
+    return moved;
+  }
+
+  private static Long nullable(java.sql.ResultSet r, int column) throws SQLException {
+    long v = r.getLong(column);
+    return r.wasNull() ? null : v;
+  }
+
+  /** Whether a sequence whose next value is {@code next} would hand out {@code highest} again. */
+  private static boolean behind(Long next, Long highest) {
+    return next != null && highest != null && next <= highest;
+  }
+
+  /** Restarts a sequence above {@code highest} with {@code alter} (+ RESTART WITH); WARNs. */
+  private static boolean restart(Handle h, String name, String alter, long next, long highest) {
     try {
-      h.execute("ALTER TABLE " + table + " ALTER COLUMN id RESTART WITH " + next);
+      h.execute(alter + " RESTART WITH " + (highest + 1));
     } catch (org.jdbi.v3.core.JdbiException e) {
       log.warn(
-          "H2: the id sequence of {} is behind its rows after a crash (next {}, highest id {}) and"
-              + " could not be restarted ({}); write-backs fail on its primary key until the"
-              + " sequence passes {}",
-          table,
-          found.get()[0],
-          found.get()[1],
+          "H2: the sequence of {} is behind the values its table holds after a crash (next {},"
+              + " highest {}) and could not be restarted ({}); writes fail or go unseen until it"
+              + " passes {}",
+          name,
+          next,
+          highest,
           e.toString(),
-          found.get()[1]);
-      return;
+          highest);
+      return false;
     }
     log.warn(
-        "H2: the id sequence of {} was behind its rows after a crash (next {}, highest id {}),"
-            + " an H2 race at a kill; restarted it at {}",
-        table,
-        found.get()[0],
-        found.get()[1],
-        next);
+        "H2: the sequence of {} was behind the values its table holds after a crash (next {},"
+            + " highest {}), an H2 race at a kill; restarted it at {}",
+        name,
+        next,
+        highest,
+        highest + 1);
+    return true;
   }
 
   @Override
