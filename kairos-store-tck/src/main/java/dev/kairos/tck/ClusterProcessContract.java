@@ -698,7 +698,7 @@ public abstract class ClusterProcessContract {
       while (rs.next()) {
         Map<String, Object> row = new LinkedHashMap<>();
         for (int i = 1; i <= md.getColumnCount(); i++) {
-          row.put(md.getColumnLabel(i), rs.getObject(i));
+          row.put(md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), rs.getObject(i));
         }
         out.add(row);
       }
@@ -714,7 +714,7 @@ public abstract class ClusterProcessContract {
   }
 
   /**
-   * The rows of a query on the test's database, each as column label → value.
+   * The rows of a query on the test's database, each as column label (lower case) → value.
    *
    * @param sql the query
    * @return the rows, in the query's order

@@ -88,6 +88,9 @@ public final class ConnectionSource {
     if (extendsAny(dataSource.getClass(), PG_FAMILY)) {
       c.setConnectionInitSql(PG_SESSION_SETUP);
     }
+    if (extendsAny(dataSource.getClass(), java.util.Set.of("org.h2.jdbcx.JdbcDataSource"))) {
+      c.setExceptionOverride(new H2BrokenConnections());
+    }
     log.info(
         "{} opens a new connection for every call; the store pools it ({} connections, closed"
             + " with the store, the data source itself is not closed)",
@@ -207,6 +210,9 @@ public final class ConnectionSource {
     }
     if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
       c.setConnectionInitSql(MYSQL_FAMILY_SESSION_SETUP);
+    }
+    if (url.startsWith("jdbc:h2:")) {
+      c.setExceptionOverride(new H2BrokenConnections());
     }
     return new ConnectionSource(null, c, description);
   }

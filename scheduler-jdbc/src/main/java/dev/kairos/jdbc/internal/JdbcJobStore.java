@@ -826,7 +826,14 @@ public final class JdbcJobStore implements ClusterStore {
   private Optional<JobRecord> commit(Object item) {
     Optional<JobRecord> out = commitInBatch(item);
     if (log.isTraceEnabled() && item instanceof RunResult x) { // nothing built on the hot path
-      traceCommitted(List.of(x), List.of(out));
+      if (database.callerTransactionOpen()) {
+        log.trace( // not committed yet: the application commits or rolls back
+            "job '{}': write-back of fire {} made in the application's open transaction",
+            x.key(),
+            x.scheduledFireTime());
+      } else {
+        traceCommitted(List.of(x), List.of(out));
+      }
     }
     return out;
   }
