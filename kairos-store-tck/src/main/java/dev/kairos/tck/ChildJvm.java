@@ -70,8 +70,25 @@ public final class ChildJvm implements AutoCloseable {
    */
   public static ChildJvm start(List<String> jvmOptions, Class<?> main, Path log, String... args)
       throws IOException {
+    return start(Path.of(System.getProperty("java.home")), jvmOptions, main, log, args);
+  }
+
+  /**
+   * Like {@link #start(List, Class, Path, String...)}, on the JDK or JRE in {@code javaHome}.
+   *
+   * @param javaHome the Java installation whose {@code bin/java} runs the child
+   * @param jvmOptions options for the child JVM, before the class name
+   * @param main the class whose {@code main} the child runs
+   * @param log the file the child's standard error goes to
+   * @param args the child's arguments
+   * @return the started child
+   * @throws java.io.IOException if the JVM cannot be started
+   */
+  public static ChildJvm start(
+      Path javaHome, List<String> jvmOptions, Class<?> main, Path log, String... args)
+      throws IOException {
     List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add(javaHome.resolve("bin").resolve("java").toString());
     command.add("-Xmx256m");
     command.addAll(jvmOptions);
     command.add("-cp");
