@@ -153,6 +153,42 @@ class JdbcStoreTest {
         .hasMessageContaining("embedded H2");
   }
 
+  /**
+   * An H2 file opened with AUTO_SERVER=TRUE is shared (the first process serves it): a clustered
+   * store over it opens, whether built from the URL, from H2's data source or from a HikariCP pool
+   * (the driver's own URL, which the store used to judge at open, drops the setting: each of these
+   * was refused there, with the documented URL).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"url", "h2 data source", "hikari pool"})
+  void clustered_autoServerFile_opens(String how, @TempDir Path dir) {
+    String url = "jdbc:h2:file:" + dir.resolve("k") + ";AUTO_SERVER=TRUE";
+    JdbcStore.Builder b = JdbcStore.builder().clustered(true);
+    com.zaxxer.hikari.HikariDataSource pool = null;
+    switch (how) {
+      case "url" -> b.url(url);
+      case "h2 data source" -> {
+        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+        ds.setURL(url);
+        b.dataSource(ds);
+      }
+      default -> {
+        pool = new com.zaxxer.hikari.HikariDataSource();
+        pool.setJdbcUrl(url);
+        b.dataSource(pool);
+      }
+    }
+    try (JdbcStore store = b.build()) {
+      store.open();
+      assertThat(store.jobStore().clustered()).isTrue();
+      assertThat(store.jobStore().find("x")).isEmpty();
+    } finally {
+      if (pool != null) {
+        pool.close();
+      }
+    }
+  }
+
   @Test
   void open_unsupportedDatabase_failsNamingProduct() {
     JdbcStore store = JdbcStore.of(fakeDataSource("Oracle"));

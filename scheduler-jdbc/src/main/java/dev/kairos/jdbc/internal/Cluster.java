@@ -100,7 +100,9 @@ public final class Cluster implements AutoCloseable {
       Predicate<String> embeddedH2) {
     Dialect d = database.dialect();
     String prefix = settings.tablePrefix();
-    String url = database.url();
+    // The URL the source was configured with, if it tells: the driver's own (metadata) URL drops
+    // H2's settings, AUTO_SERVER=TRUE among them, which would make a shared file look embedded.
+    String url = source.configuredUrl() != null ? source.configuredUrl() : database.url();
     if (settings.clustered() && d == Dialect.H2 && embeddedH2.test(url)) {
       database.close();
       throw new StoreException(

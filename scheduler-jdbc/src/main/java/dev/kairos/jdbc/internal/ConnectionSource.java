@@ -62,6 +62,36 @@ public final class ConnectionSource {
     return new ConnectionSource(given, poolConfig, description, beforePool, callerTransactionOpen);
   }
 
+  /**
+   * The JDBC URL the connections come from as it was configured, settings included, when the source
+   * tells it: the store's own pool, a HikariCP pool (also behind a wrapper that unwraps to it),
+   * H2's data source; else null. (The driver's metadata URL drops H2's settings, such as {@code
+   * AUTO_SERVER=TRUE}.)
+   */
+  public String configuredUrl() {
+    if (poolConfig != null && poolConfig.getJdbcUrl() != null) {
+      return poolConfig.getJdbcUrl();
+    }
+    DataSource ds = given != null ? given : poolConfig != null ? poolConfig.getDataSource() : null;
+    return ds == null ? null : urlOf(ds);
+  }
+
+  private static String urlOf(DataSource ds) {
+    try {
+      if (ds.isWrapperFor(HikariDataSource.class)) {
+        return ds.unwrap(HikariDataSource.class).getJdbcUrl();
+      }
+      Class<?> h2 =
+          Class.forName("org.h2.jdbcx.JdbcDataSource", false, ds.getClass().getClassLoader());
+      if (ds.isWrapperFor(h2)) {
+        return (String) h2.getMethod("getURL").invoke(ds.unwrap(h2));
+      }
+    } catch (SQLException | ReflectiveOperationException | RuntimeException | LinkageError e) {
+      // the source does not tell
+    }
+    return null;
+  }
+
   /** The test given to {@link #joining}, or null. */
   public BooleanSupplier callerTransactionOpen() {
     return callerTransactionOpen;
