@@ -1,14 +1,8 @@
 package dev.kairos.tck;
 
 import dev.kairos.jdbc.JdbcStore;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -19,46 +13,23 @@ import org.junit.jupiter.api.BeforeAll;
  * {@link #kill} can abort the stores' sessions only.
  */
 class H2ServerClusterTest extends ClusterProcessContract {
-  private static Path base;
-  private static Server server;
+  private static H2TcpServer server;
 
   @BeforeAll
   static void startServer() throws Exception {
-    base = Files.createTempDirectory("kairos-h2-server");
-    server = Server.createTcpServer("-tcpPort", "0", "-baseDir", base.toString(), "-ifNotExists");
-    server.start();
-    try (Connection c = DriverManager.getConnection(url(), "SA", "");
-        Statement s = c.createStatement()) {
-      s.execute("CREATE USER IF NOT EXISTS STORE PASSWORD '' ADMIN");
-    }
+    server = H2TcpServer.start();
+    server.createAdmin("STORE");
   }
 
   @AfterAll
   static void stopServer() throws Exception {
     if (server != null) {
-      try (Connection c = DriverManager.getConnection(url(), "SA", "");
-          Statement s = c.createStatement()) {
-        s.execute("SHUTDOWN");
-      } catch (SQLException e) {
-        // H2 checks its own invariants on close with assertions, which tests enable; one of them
-        // ("x != y" in MVStore.closeStore) fails now and then after aborted sessions. The
-        // database is thrown away: not a failure of the scheduler under test.
-        System.out.println("H2 server: SHUTDOWN failed: " + e);
-      }
-      server.stop();
-    }
-    if (base != null) {
-      try (var files = Files.walk(base)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      server.close();
     }
   }
 
   private static String url() {
-    // DB_CLOSE_DELAY=-1: the database stays open while the test aborts every store session
-    return "jdbc:h2:tcp://localhost:"
-        + server.getPort()
-        + "/cluster;WRITE_DELAY=0;DB_CLOSE_DELAY=-1";
+    return server.url();
   }
 
   /** Left out here (see the class comment): not a test in this class. */
@@ -79,7 +50,7 @@ class H2ServerClusterTest extends ClusterProcessContract {
 
       @Override
       public Connection connect() throws SQLException {
-        return DriverManager.getConnection(url(), "SA", "");
+        return server.connect();
       }
     };
   }
@@ -112,16 +83,6 @@ class H2ServerClusterTest extends ClusterProcessContract {
 
   @Override
   protected int kill(String prefix) {
-    try (Connection c = DriverManager.getConnection(url(), "SA", "");
-        Statement s = c.createStatement();
-        ResultSet r =
-            s.executeQuery(
-                "SELECT COUNT(*) FILTER (WHERE ABORT_SESSION(SESSION_ID))"
-                    + " FROM INFORMATION_SCHEMA.SESSIONS WHERE USER_NAME = 'STORE'")) {
-      r.next();
-      return r.getInt(1);
-    } catch (SQLException e) {
-      throw new IllegalStateException("aborting the stores' sessions", e);
-    }
+    return server.abortSessionsOf("STORE");
   }
 }

@@ -278,6 +278,28 @@ public final class ConnectionSource {
     return given instanceof HikariDataSource h ? h.getMaximumPoolSize() : 0;
   }
 
+  /**
+   * After H2 reported a connection dead ({@link H2BrokenConnections}): a user's HikariCP pool
+   * (which has no such rule unless its owner set one) retires its connections, idle ones at once
+   * and those in use when they come back, so that it does not hand out the dead ones again while it
+   * is busy. The store's own pool evicts the dead connection itself; other pools are left alone.
+   */
+  public void retireUsersConnections() {
+    if (given == null) {
+      return;
+    }
+    try {
+      if (given.isWrapperFor(HikariDataSource.class)) {
+        var mx = given.unwrap(HikariDataSource.class).getHikariPoolMXBean();
+        if (mx != null) {
+          mx.softEvictConnections();
+        }
+      }
+    } catch (SQLException | RuntimeException e) {
+      log.debug("retiring the connections of {} failed", description, e);
+    }
+  }
+
   /** The data source; makes the pool on the first call. */
   public synchronized DataSource open() {
     if (given != null) {

@@ -196,7 +196,10 @@ public final class Database {
   public <T> T withHandle(String what, HandleCallback<T, SQLException> work) {
     try {
       return jdbi(what).withHandle(work);
-    } catch (JdbiException | SQLException | IllegalArgumentException | DateTimeException e) {
+    } catch (JdbiException | SQLException e) {
+      retireIfDead(e);
+      throw new StoreException(what + " failed", e);
+    } catch (IllegalArgumentException | DateTimeException e) {
       throw new StoreException(what + " failed", e);
     } catch (AssertionError e) {
       throw driverAssertion(what, e);
@@ -251,6 +254,7 @@ public final class Database {
           if (dialect == Dialect.H2 && isDuplicateKey(e) && !callerTransactionOpen()) {
             repairSequences(); // so that the caller's retry can succeed
           }
+          retireIfDead(e);
           throw new StoreException(what + " failed", e);
         }
         log.debug("{}: deadlock, attempt {} rolled back; running it again", what, attempt);
@@ -275,6 +279,16 @@ public final class Database {
       jdbi("checking H2's sequences").useHandle(h -> dialect.repairSequencesAfterCrash(h, prefix));
     } catch (RuntimeException e) {
       log.debug("checking H2's sequences after a crash failed", e);
+    }
+  }
+
+  /**
+   * On H2, after an error of a dead connection (a restarted server, an aborted session), has a
+   * user's HikariCP pool retire its connections ({@link ConnectionSource#retireUsersConnections}).
+   */
+  private void retireIfDead(Exception e) {
+    if (dialect == Dialect.H2 && H2BrokenConnections.dead(e)) {
+      source.retireUsersConnections();
     }
   }
 

@@ -28,4 +28,14 @@ public final class H2BrokenConnections implements SQLExceptionOverride {
   public Override adjudicate(SQLException e) {
     return DEAD.contains(e.getErrorCode()) ? Override.MUST_EVICT : Override.CONTINUE_EVICT;
   }
+
+  /** True if {@code e} or one of its causes is an H2 error of a dead connection ({@link #DEAD}). */
+  static boolean dead(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof SQLException s && DEAD.contains(s.getErrorCode())) {
+        return true;
+      }
+    }
+    return false;
+  }
 }
