@@ -5,15 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobContext;
 import dev.kairos.Scheduler;
-import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -66,34 +62,14 @@ class KairosClusterPostgresTest {
 
   @BeforeAll
   static void createSchema() {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + SCHEMA);
-    } catch (SQLException e) {
-      unreachable =
-          "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
-      if (System.getenv("CI") != null) {
-        throw new AssertionError(
-            unreachable + " (CI is set, so this fails instead of skipping)", e);
-      }
-    }
+    unreachable = KairosPostgresTest.createSchemaOrExplain(SCHEMA);
   }
 
   @AfterAll
   static void dropSchema() throws SQLException {
     if (unreachable == null) {
-      try (Connection c = connect();
-          Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-      }
+      KairosPostgresTest.dropSchema(SCHEMA);
     }
-  }
-
-  private static Connection connect() throws SQLException {
-    Properties p = new Properties();
-    p.setProperty("user", "postgres");
-    p.setProperty("connectTimeout", "3");
-    return DriverManager.getConnection(SERVER, p);
   }
 
   private static ApplicationContextRunner instance(String id) {

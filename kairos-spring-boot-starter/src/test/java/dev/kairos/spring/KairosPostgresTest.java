@@ -44,26 +44,40 @@ class KairosPostgresTest {
 
   @BeforeAll
   static void createSchema() {
-    try (Connection c = connect();
-        Statement s = c.createStatement()) {
-      s.execute("CREATE SCHEMA " + SCHEMA);
-    } catch (SQLException e) {
-      unreachable =
-          "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
-      if (System.getenv("CI") != null) {
-        throw new AssertionError(
-            unreachable + " (CI is set, so this fails instead of skipping)", e);
-      }
-    }
+    unreachable = createSchemaOrExplain(SCHEMA);
   }
 
   @AfterAll
   static void dropSchema() throws SQLException {
     if (unreachable == null) {
-      try (Connection c = connect();
-          Statement s = c.createStatement()) {
-        s.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
+      dropSchema(SCHEMA);
+    }
+  }
+
+  /**
+   * Creates a schema on the test server; returns null, or why the server is unreachable (then, if
+   * the environment variable CI is set, fails instead).
+   */
+  static String createSchemaOrExplain(String schema) {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+      return null;
+    } catch (SQLException e) {
+      String why =
+          "PostgreSQL at 127.0.0.1:5432 (database test, user postgres) is unreachable: " + e;
+      if (System.getenv("CI") != null) {
+        throw new AssertionError(why + " (CI is set, so this fails instead of skipping)", e);
       }
+      return why;
+    }
+  }
+
+  /** Drops a schema {@link #createSchemaOrExplain} made, with everything in it. */
+  static void dropSchema(String schema) throws SQLException {
+    try (Connection c = connect();
+        Statement s = c.createStatement()) {
+      s.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
     }
   }
 

@@ -690,22 +690,7 @@ public abstract class ClusterProcessContract {
   }
 
   private List<Map<String, Object>> rows(String sql) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    try (Connection c = db.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      var md = rs.getMetaData();
-      while (rs.next()) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        for (int i = 1; i <= md.getColumnCount(); i++) {
-          row.put(md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), rs.getObject(i));
-        }
-        out.add(row);
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
-    return out;
+    return db.rows(sql);
   }
 
   /** Terminates every connection of the instances' stores (pools and listeners). */

@@ -6,7 +6,9 @@ import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -49,21 +51,33 @@ public interface TestDatabase {
    * @return the first row, or empty if there is none
    */
   default Optional<Map<String, Object>> row(String sql) {
+    return rows(sql).stream().findFirst();
+  }
+
+  /**
+   * Every row of a query, in its order, each as column → value (names lower case; a CLOB as its
+   * text).
+   *
+   * @param sql the query
+   * @return the rows
+   */
+  default List<Map<String, Object>> rows(String sql) {
+    List<Map<String, Object>> out = new ArrayList<>();
     try (Connection c = connect();
         Statement s = c.createStatement();
         ResultSet rs = s.executeQuery(sql)) {
-      if (!rs.next()) {
-        return Optional.empty();
-      }
       ResultSetMetaData md = rs.getMetaData();
-      Map<String, Object> row = new LinkedHashMap<>();
-      for (int i = 1; i <= md.getColumnCount(); i++) {
-        Object v = rs.getObject(i);
-        row.put(
-            md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT),
-            v instanceof java.sql.Clob cl ? cl.getSubString(1, (int) cl.length()) : v);
+      while (rs.next()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        for (int i = 1; i <= md.getColumnCount(); i++) {
+          Object v = rs.getObject(i);
+          row.put(
+              md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT),
+              v instanceof java.sql.Clob cl ? cl.getSubString(1, (int) cl.length()) : v);
+        }
+        out.add(row);
       }
-      return Optional.of(row);
+      return out;
     } catch (SQLException e) {
       throw new IllegalStateException(sql, e);
     }

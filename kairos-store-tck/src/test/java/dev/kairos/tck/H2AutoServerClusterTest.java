@@ -10,14 +10,9 @@ import dev.kairos.engine.internal.KairosScheduler;
 import dev.kairos.jdbc.JdbcStore;
 import java.math.BigDecimal;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -222,22 +217,7 @@ class H2AutoServerClusterTest {
   }
 
   private List<Map<String, Object>> rows(String sql) {
-    List<Map<String, Object>> out = new ArrayList<>();
-    try (Connection c = results.connect();
-        Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery(sql)) {
-      var md = rs.getMetaData();
-      while (rs.next()) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        for (int i = 1; i <= md.getColumnCount(); i++) {
-          row.put(md.getColumnLabel(i).toLowerCase(java.util.Locale.ROOT), rs.getObject(i));
-        }
-        out.add(row);
-      }
-    } catch (SQLException e) {
-      throw new IllegalStateException(sql, e);
-    }
-    return out;
+    return results.rows(sql);
   }
 
   private static void sleepUntil(Instant t) throws InterruptedException {
