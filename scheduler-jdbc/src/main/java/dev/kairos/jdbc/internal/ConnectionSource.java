@@ -77,10 +77,11 @@ public final class ConnectionSource {
   }
 
   private static String urlOf(DataSource ds) {
+    HikariDataSource hikari = hikari(ds);
+    if (hikari != null) {
+      return hikari.getJdbcUrl();
+    }
     try {
-      if (ds.isWrapperFor(HikariDataSource.class)) {
-        return ds.unwrap(HikariDataSource.class).getJdbcUrl();
-      }
       Class<?> h2 =
           Class.forName("org.h2.jdbcx.JdbcDataSource", false, ds.getClass().getClassLoader());
       if (ds.isWrapperFor(h2)) {
@@ -285,18 +286,23 @@ public final class ConnectionSource {
    * is busy. The store's own pool evicts the dead connection itself; other pools are left alone.
    */
   public void retireUsersConnections() {
-    if (given == null) {
-      return;
-    }
+    HikariDataSource hikari = given == null ? null : hikari(given);
+    var mx = hikari == null ? null : hikari.getHikariPoolMXBean();
     try {
-      if (given.isWrapperFor(HikariDataSource.class)) {
-        var mx = given.unwrap(HikariDataSource.class).getHikariPoolMXBean();
-        if (mx != null) {
-          mx.softEvictConnections();
-        }
+      if (mx != null) {
+        mx.softEvictConnections();
       }
-    } catch (SQLException | RuntimeException e) {
+    } catch (RuntimeException e) {
       log.debug("retiring the connections of {} failed", description, e);
+    }
+  }
+
+  /** The HikariCP pool {@code ds} is or unwraps to (a Spring proxy, say), else null. */
+  private static HikariDataSource hikari(DataSource ds) {
+    try {
+      return ds.isWrapperFor(HikariDataSource.class) ? ds.unwrap(HikariDataSource.class) : null;
+    } catch (SQLException | RuntimeException e) {
+      return null; // the wrapper does not tell
     }
   }
 

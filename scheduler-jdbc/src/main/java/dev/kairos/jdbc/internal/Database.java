@@ -197,7 +197,7 @@ public final class Database {
     try {
       return jdbi(what).withHandle(work);
     } catch (JdbiException | SQLException e) {
-      retireIfDead(e);
+      afterFailure(e);
       throw new StoreException(what + " failed", e);
     } catch (IllegalArgumentException | DateTimeException e) {
       throw new StoreException(what + " failed", e);
@@ -251,10 +251,7 @@ public final class Database {
                 });
       } catch (JdbiException | SQLException e) {
         if (attempt >= DEADLOCK_ATTEMPTS || !isDeadlock(e)) {
-          if (dialect == Dialect.H2 && isDuplicateKey(e) && !callerTransactionOpen()) {
-            repairSequences(); // so that the caller's retry can succeed
-          }
-          retireIfDead(e);
+          afterFailure(e);
           throw new StoreException(what + " failed", e);
         }
         log.debug("{}: deadlock, attempt {} rolled back; running it again", what, attempt);
@@ -283,19 +280,29 @@ public final class Database {
   }
 
   /**
-   * On H2, after an error of a dead connection (a restarted server, an aborted session), has a
-   * user's HikariCP pool retire its connections ({@link ConnectionSource#retireUsersConnections}).
+   * On H2, after a store call failed: a duplicate key may be a sequence a crash left behind ({@link
+   * #repairSequences}, so that the caller's retry can succeed; not inside the caller's open
+   * transaction, whose locks the repair would wait for), and an error of a dead connection (a
+   * restarted server, an aborted session) has a user's HikariCP pool retire its connections ({@link
+   * ConnectionSource#retireUsersConnections}).
    */
-  private void retireIfDead(Exception e) {
-    if (dialect == Dialect.H2 && H2BrokenConnections.dead(e)) {
+  private void afterFailure(Exception e) {
+    if (dialect != Dialect.H2) {
+      return;
+    }
+    if (hasSqlState(e, "23505") && !callerTransactionOpen()) {
+      repairSequences();
+    }
+    if (H2BrokenConnections.dead(e)) {
       source.retireUsersConnections();
     }
   }
 
-  /** True for a unique-key violation (SQLSTATE 23505). */
-  static boolean isDuplicateKey(Throwable e) {
+  /** True if {@code e} or one of its causes is an {@link SQLException} with one of these states. */
+  private static boolean hasSqlState(Throwable e, String... states) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException s && "23505".equals(s.getSQLState())) {
+      if (t instanceof SQLException s
+          && java.util.Arrays.asList(states).contains(s.getSQLState())) {
         return true;
       }
     }
@@ -321,13 +328,7 @@ public final class Database {
    * MariaDB reports it, or PostgreSQL's 40P01).
    */
   static boolean isDeadlock(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof SQLException s
-          && ("40001".equals(s.getSQLState()) || "40P01".equals(s.getSQLState()))) {
-        return true;
-      }
-    }
-    return false;
+    return hasSqlState(e, "40001", "40P01");
   }
 
   private Jdbi jdbi(String what) {
