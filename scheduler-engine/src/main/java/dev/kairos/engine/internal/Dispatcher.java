@@ -117,6 +117,10 @@ import org.slf4j.LoggerFactory;
  *       most its limit; its waiting heap is empty unless all its permits are held.
  *   <li>{@code Entry.lanes} counts the entry's lanes going on this instance; {@code lanesRunning}
  *       their sum, which {@link #running()} adds to the running entries.
+ *   <li>A batch made for one fire ({@link #markBatch}, {@link #markAhead}, {@link #takeDue}) never
+ *       holds an entry with a change in flight or whose key {@link #holdForCaller} holds: that
+ *       change's transaction may hold the row's lock, and every fire of the batch would wait for
+ *       it.
  * </ul>
  */
 final class Dispatcher {
@@ -171,6 +175,16 @@ final class Dispatcher {
           return size() > 4096;
         }
       };
+
+  /**
+   * Keys a caller's open transaction has changed (see {@link #holdForCaller}), with how many such
+   * changes are pending for each. Guarded by lock; read without it only through {@link
+   * #anyHeldForCaller}.
+   */
+  private final Map<String, Integer> heldForCaller = new HashMap<>();
+
+  /** {@code !heldForCaller.isEmpty()}, for a check on the fire path without the lock. */
+  private volatile boolean anyHeldForCaller;
 
   /** The only worker that may wait timed; null if none. Guarded by lock. */
   private Thread leader;
@@ -903,6 +917,57 @@ final class Dispatcher {
   // ---- changes -------------------------------------------------------------------------------
 
   /**
+   * A caller's open transaction wrote these jobs' rows (a change through a store that joins the
+   * caller's transactions): it holds their row locks until it ends, which may be long. Until {@link
+   * #releaseForCaller}, these jobs are left out of every batch another job's fire waits for (start
+   * marks written ahead, claims taken in a batch, batched write-backs; see {@link
+   * #heldForCaller(String)}): a batch would wait for the lock, and every fire in it with it. Their
+   * own fires and write-backs wait alone.
+   */
+  void holdForCaller(Collection<String> keys) {
+    lock.lock();
+    try {
+      for (String key : keys) {
+        heldForCaller.merge(key, 1, Integer::sum);
+      }
+      anyHeldForCaller = !heldForCaller.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The caller's transaction that {@link #holdForCaller held} these keys has ended. */
+  void releaseForCaller(Collection<String> keys) {
+    lock.lock();
+    try {
+      for (String key : keys) {
+        heldForCaller.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+      }
+      anyHeldForCaller = !heldForCaller.isEmpty();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True if a caller's open transaction holds some job's row ({@link #holdForCaller}). */
+  boolean anyHeldForCaller() {
+    return anyHeldForCaller;
+  }
+
+  /** True if a caller's open transaction holds this job's row ({@link #holdForCaller}). */
+  boolean heldForCaller(String key) {
+    if (!anyHeldForCaller) {
+      return false; // the common case: one volatile read
+    }
+    lock.lock();
+    try {
+      return heldForCaller.containsKey(key);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
    * Applies a stored change of a job's schedule: re-queues, dequeues or, if the job is running,
    * remembers the change for when it finishes. {@code record} null means the job was deleted.
    */
@@ -1263,10 +1328,11 @@ final class Dispatcher {
   /**
    * Call only with the lock held. Adds to {@code out} due {@code SCHEDULED} runnable entries not
    * yet covered at their version and without a concurrency limit (such a fire may wait for a
-   * permit: it is marked, or claimed, alone when taken), in fire order (best-first from the heap's
-   * head, stopping at the first entry not yet due), until it holds {@code limit} or {@code 4 *
-   * limit} entries were looked at; returns how many due entries it passed that were covered
-   * already.
+   * permit: it is marked, or claimed, alone when taken), not being changed and not {@link
+   * #holdForCaller held} by a caller's open transaction (the change's row lock would hold up the
+   * whole batch), in fire order (best-first from the heap's head, stopping at the first entry not
+   * yet due), until it holds {@code limit} or {@code 4 * limit} entries were looked at; returns how
+   * many due entries it passed that were covered already.
    */
   private int fill(
       List<Entry> out,
@@ -1293,7 +1359,9 @@ final class Dispatcher {
         covered++;
       } else if (q.record.state() == JobState.SCHEDULED
           && runnable.test(q.record)
-          && permitsFor(q.record) == null) { // a limited fire may wait: marked when it is taken
+          && permitsFor(q.record) == null // a limited fire may wait: marked when it is taken
+          && q.changesInFlight == 0 // its row may be locked by the change's transaction
+          && (heldForCaller.isEmpty() || !heldForCaller.containsKey(q.key))) {
         out.add(q);
       }
       for (int c = 2 * q.heapIndex + 1; c <= 2 * q.heapIndex + 2; c++) {

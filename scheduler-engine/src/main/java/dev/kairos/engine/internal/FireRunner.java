@@ -341,6 +341,12 @@ final class FireRunner {
    * like an outage: the rest of the batch then waits for its retries untried.
    */
   private void writeBatch(List<Queued> batch) {
+    if (dispatcher.anyHeldForCaller()) {
+      batch = setAsideHeld(batch);
+      if (batch.isEmpty()) {
+        return;
+      }
+    }
     List<Optional<JobRecord>> stored;
     try {
       stored = config.store().runsFinished(batch.stream().map(Queued::result).toList());
@@ -374,6 +380,33 @@ final class FireRunner {
     }
   }
 
+  /** How often a write-back set aside for a caller's open transaction looks again (10 ms). */
+  static final long HELD_RECHECK_NANOS = 10_000_000L;
+
+  /**
+   * Returns the batch without the write-backs of jobs whose rows a caller's open transaction holds
+   * ({@link Dispatcher#holdForCaller}): each of those waits, without a store call, until that
+   * transaction has ended, and is then written alone; writing it in the batch would hold every
+   * other write-back of the batch until then.
+   */
+  private List<Queued> setAsideHeld(List<Queued> batch) {
+    List<Queued> rest = new ArrayList<>(batch.size());
+    for (Queued q : batch) {
+      if (dispatcher.heldForCaller(q.result().key())) {
+        waitForCaller(q);
+      } else {
+        rest.add(q);
+      }
+    }
+    return rest;
+  }
+
+  private void waitForCaller(Queued q) {
+    if (!writeBacks.retryLater(q, HELD_RECHECK_NANOS)) {
+      completeWriteBack(q, Optional.empty()); // the queue stopped: abandoned at shutdown
+    }
+  }
+
   /** Write-backs put back for a retry of their own and not written or given up yet. */
   private final java.util.concurrent.atomic.AtomicInteger writeBacksWaiting =
       new java.util.concurrent.atomic.AtomicInteger();
@@ -388,6 +421,10 @@ final class FireRunner {
    * ended: its row cannot be read).
    */
   private boolean writeAlone(Queued q) {
+    if (dispatcher.heldForCaller(q.result().key())) {
+      waitForCaller(q); // see setAsideHeld
+      return false;
+    }
     Optional<JobRecord> stored;
     try {
       stored = Objects.requireNonNullElse(config.store().runFinished(q.result()), Optional.empty());
@@ -460,9 +497,14 @@ final class FireRunner {
    * Either way the mark is durable, or has failed and been reported, before the run starts.
    */
   private void markStarted(Entry e, JobRecord r, Instant fire, Instant start) {
-    if (writeBacks == null || r.state() == JobState.PAUSED) {
+    if (writeBacks == null
+        || r.state() == JobState.PAUSED
+        || e.changesInFlight > 0
+        || dispatcher.heldForCaller(e.key)) {
       // A paused job's run (a triggerNow()): its row stays PAUSED, so the mark is the start alone,
-      // which only the key-based mark writes (see Dispatcher#recoverStartsNotEnded).
+      // which only the key-based mark writes (see Dispatcher#recoverStartsNotEnded). A job being
+      // changed, or whose row a caller's open transaction holds: alone too, so that only this run
+      // waits for the change's row lock, not a batch of other jobs' marks.
       markStarted(r.key(), fire, start);
       return;
     }
@@ -697,6 +739,19 @@ final class FireRunner {
   }
 
   /**
+   * A fire of a job whose row a caller's open transaction holds ({@link Dispatcher#holdForCaller})
+   * waits here, before its claim or start mark, until that transaction has ended: its change (a
+   * pause, a new definition, a deletion) is then committed or rolled back, and the heap has read
+   * the row again, so {@link Dispatcher#beginRun} sees a committed change and gives the run up.
+   * Only this worker waits; written earlier, the mark or claim would wait for the row lock itself.
+   */
+  private void awaitCallerTransaction(Entry e) {
+    while (dispatcher.heldForCaller(e.key) && !closing.getAsBoolean()) {
+      java.util.concurrent.locks.LockSupport.parkNanos(HELD_RECHECK_NANOS);
+    }
+  }
+
+  /**
    * Runs a decided fire.
    *
    * @param preclaimed cluster mode: the answer of the claim made for it in another worker's batch,
@@ -709,6 +764,7 @@ final class FireRunner {
       Fire fire,
       Handoff handoff,
       Optional<ClusterStore.Claimed> preclaimed) {
+    awaitCallerTransaction(e);
     JobRecord r = taken;
     boolean recovery = e.recovery;
     Instant start;

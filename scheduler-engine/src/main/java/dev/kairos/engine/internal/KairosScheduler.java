@@ -1017,11 +1017,38 @@ public final class KairosScheduler implements Scheduler {
    * Applies a change the store has taken to the heap: at once ({@code now}), unless the store call
    * belongs to a transaction of the caller's that is still open ({@link
    * dev.kairos.engine.CallerTransactions}); then the heap reads the keys again when that
-   * transaction ends, so it learns of a committed change and of none that was rolled back.
+   * transaction ends, so it learns of a committed change and of none that was rolled back. Until
+   * then the keys are {@linkplain Dispatcher#holdForCaller held}: that transaction has their rows
+   * locked.
    */
   private void toHeap(List<String> keys, Runnable now) {
     List<String> later = List.copyOf(keys);
-    if (later.isEmpty() || !config.callerTransactions().afterCompletion(() -> resync(later))) {
+    if (later.isEmpty()) {
+      now.run();
+      return;
+    }
+    // Held before the transaction can end (the release below may then run at once, on this
+    // thread): while it is open it holds these rows' locks, and no batch may wait for them.
+    dispatcher.holdForCaller(later);
+    boolean pending;
+    try {
+      pending =
+          config
+              .callerTransactions()
+              .afterCompletion(
+                  () -> {
+                    try {
+                      resync(later);
+                    } finally {
+                      dispatcher.releaseForCaller(later);
+                    }
+                  });
+    } catch (RuntimeException e) {
+      dispatcher.releaseForCaller(later);
+      throw e;
+    }
+    if (!pending) {
+      dispatcher.releaseForCaller(later);
       now.run();
     }
   }

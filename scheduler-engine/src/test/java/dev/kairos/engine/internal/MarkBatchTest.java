@@ -106,6 +106,35 @@ class MarkBatchTest {
     assertThat(b.await()).isTrue();
   }
 
+  /**
+   * Entries whose row a caller's open transaction holds, or that a change is being written for,
+   * stay out of other entries' batches (their row lock would hold up every mark of the batch) until
+   * the hold is released and the change has ended.
+   */
+  @Test
+  void heldOrChangingEntries_leftOutOfBatches_untilReleased() throws Exception {
+    load(due(10, "due-", T0));
+    dispatcher.holdForCaller(List.of("due-003"));
+    dispatcher.holdForCaller(List.of("due-003")); // a second change in the same transaction
+    dispatcher.changing(List.of("due-005"));
+
+    MarkBatch ahead = dispatcher.markAhead(64, 32, 0, ALL);
+    assertThat(keys(ahead)).hasSize(8).doesNotContain("due-003", "due-005");
+    assertThat(dispatcher.heldForCaller("due-003")).isTrue();
+    assertThat(dispatcher.heldForCaller("due-004")).isFalse();
+
+    dispatcher.changeEnded(List.of("due-005"));
+    dispatcher.releaseForCaller(List.of("due-003"));
+    assertThat(dispatcher.heldForCaller("due-003")).as("held twice, released once").isTrue();
+    MarkBatch next = dispatcher.markAhead(64, 32, 0, ALL);
+    assertThat(keys(next)).containsExactly("due-005");
+
+    dispatcher.releaseForCaller(List.of("due-003"));
+    assertThat(dispatcher.heldForCaller("due-003")).isFalse();
+    assertThat(dispatcher.anyHeldForCaller()).isFalse();
+    assertThat(keys(dispatcher.markAhead(64, 32, 0, ALL))).containsExactly("due-003");
+  }
+
   @Test
   void markAhead_onlyWhenFewAreCovered_neverTwice() throws Exception {
     load(due(200, "due-", T0));
