@@ -73,6 +73,10 @@ class KairosMariaDbTest {
   }
 
   private static ApplicationContextRunner application(String prefix, AtomicInteger runs) {
+    return application(prefix, (Job) ctx -> runs.incrementAndGet());
+  }
+
+  private static ApplicationContextRunner application(String prefix, Job export) {
     return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(DataSourceAutoConfiguration.class, KairosAutoConfiguration.class))
@@ -80,7 +84,7 @@ class KairosMariaDbTest {
             "spring.datasource.url=" + SERVER + DATABASE,
             "spring.datasource.username=root",
             "kairos.store.table-prefix=" + prefix)
-        .withBean("export", Job.class, () -> ctx -> runs.incrementAndGet());
+        .withBean("export", Job.class, () -> export);
   }
 
   @Test
@@ -97,6 +101,18 @@ class KairosMariaDbTest {
               await().atMost(Duration.ofSeconds(20)).until(() -> runs.get() >= 5);
               assertThat(scheduler.job("often").orElseThrow().runCount()).isPositive();
             });
+  }
+
+  /** See {@link LongTransactionScenario}; on InnoDB, whose lock waits last 50 s by default. */
+  @Test
+  void longTransactionChangingOneJob_othersKeepFiring() {
+    Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
+    LongTransactionScenario.Recorder recorder = new LongTransactionScenario.Recorder();
+    application("txlong_", recorder)
+        .run(
+            ctx ->
+                LongTransactionScenario.run(
+                    ctx.getBean(Scheduler.class), ctx.getBean(DataSource.class), recorder));
   }
 
   @Test

@@ -1,7 +1,6 @@
 package dev.kairos.spring;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.kairos.Job;
@@ -308,76 +307,17 @@ class KairosPostgresTest {
         "spring.datasource.hikari.auto-commit=false");
   }
 
-  /**
-   * An application transaction that changes one job and then stays open (a long service method
-   * around a {@code pause}, a {@code schedule} or a {@code triggerNow}) holds that job's row lock
-   * until it ends. The other jobs keep firing meanwhile: nothing the store writes for them (start
-   * marks written ahead, batched write-backs) may wait for that lock.
-   */
+  /** See {@link LongTransactionScenario}. */
   @Test
   void longTransactionChangingOneJob_othersKeepFiring() {
     Assumptions.assumeTrue(unreachable == null, () -> unreachable + "; skipping this test");
     inTransactionContext(
-        "txlong_",
-        (scheduler, jdbc, ds) -> {
-          TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
-          Duration period = Duration.ofMillis(100);
-          List<String> others = List.of("other-1", "other-2", "other-3");
-          scheduler.schedule(JobSpec.named("held").handler("export").fixedRate(period));
-          for (String key : others) {
-            scheduler.schedule(JobSpec.named(key).handler("export").fixedRate(period));
-          }
-          await().atMost(Duration.ofSeconds(10)).until(() -> fired("held") >= 3);
-
-          List<java.util.function.Consumer<Scheduler>> changes =
-              List.of(
-                  s -> s.pause("held"),
-                  s -> s.resume("held"),
-                  s -> s.triggerNow("held"),
-                  s ->
-                      s.schedule(
-                          JobSpec.named("held").handler("export").fixedRate(period.plusMillis(1))),
-                  s -> s.unschedule("held"));
-          Instant[] committed = new Instant[changes.size()];
-          for (int c = 0; c < changes.size(); c++) {
-            java.util.function.Consumer<Scheduler> change = changes.get(c);
-            long[] during = new long[others.size()];
-            tx.executeWithoutResult(
-                status -> {
-                  change.accept(scheduler);
-                  long[] before = others.stream().mapToLong(KairosPostgresTest::fired).toArray();
-                  long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-                  while (System.nanoTime() < end) { // the application's transaction stays open
-                    java.util.concurrent.locks.LockSupport.parkNanos(10_000_000L);
-                  }
-                  for (int i = 0; i < during.length; i++) {
-                    during[i] = fired(others.get(i)) - before[i];
-                  }
-                });
-            committed[c] = Instant.now();
-            // 20 fires each in 2 s; a store thread waiting for the row lock stops them all.
-            assertThat(java.util.Arrays.stream(during).boxed().toList())
-                .as("fires of the other jobs while the transaction was open")
-                .allMatch(n -> n >= 10);
-          }
-          // A fire of "held" that came due while the pause's transaction was open waited for it,
-          // then saw the pause: no run of it began between that commit and the resume's.
-          assertThat(STARTS.get("held"))
-              .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committed[1]));
-        });
+        "txlong_", (scheduler, jdbc, ds) -> LongTransactionScenario.run(scheduler, ds, RECORDER));
   }
 
-  private static final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> FIRED =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  /** When each run's handler began, by job key. */
-  private static final java.util.Map<String, java.util.Queue<Instant>> STARTS =
-      new java.util.concurrent.ConcurrentHashMap<>();
-
-  private static long fired(String key) {
-    java.util.concurrent.atomic.AtomicLong n = FIRED.get(key);
-    return n == null ? 0 : n.get();
-  }
+  /** Records the runs of the handler "export". */
+  private static final LongTransactionScenario.Recorder RECORDER =
+      new LongTransactionScenario.Recorder();
 
   /**
    * A test body given the context's scheduler, a template on its DataSource, and the DataSource.
@@ -400,19 +340,7 @@ class KairosPostgresTest {
             "spring.datasource.username=postgres",
             "kairos.store.table-prefix=" + prefix)
         .withPropertyValues(properties)
-        .withBean(
-            "export",
-            Job.class,
-            () ->
-                ctx -> {
-                  STARTS
-                      .computeIfAbsent(
-                          ctx.key(), k -> new java.util.concurrent.ConcurrentLinkedQueue<>())
-                      .add(Instant.now());
-                  FIRED
-                      .computeIfAbsent(ctx.key(), k -> new java.util.concurrent.atomic.AtomicLong())
-                      .incrementAndGet();
-                })
+        .withBean("export", Job.class, () -> RECORDER)
         .run(
             ctx -> {
               DataSource ds = ctx.getBean(DataSource.class);

@@ -1,0 +1,105 @@
+package dev.kairos.spring;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kairos.Job;
+import dev.kairos.JobContext;
+import dev.kairos.JobSpec;
+import dev.kairos.Scheduler;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * An application transaction that changes one job and then stays open (a long service method around
+ * a {@code pause}, {@code resume}, {@code triggerNow}, new definition or {@code unschedule}) holds
+ * that job's row lock until it ends. The other jobs keep firing meanwhile: nothing the scheduler
+ * writes for them (start marks written ahead, batched write-backs) may wait for that lock. Before,
+ * one such transaction stopped every fire until it ended (0 fires of each other job in 2 s). And a
+ * fire of the changed job that came due meanwhile follows what was committed: after the pause, it
+ * does not run.
+ */
+final class LongTransactionScenario {
+  private LongTransactionScenario() {}
+
+  /** A handler that records when each job's runs began. */
+  static final class Recorder implements Job {
+    private final Map<String, Queue<Instant>> starts = new ConcurrentHashMap<>();
+
+    @Override
+    public void run(JobContext ctx) {
+      starts.computeIfAbsent(ctx.key(), k -> new ConcurrentLinkedQueue<>()).add(Instant.now());
+    }
+
+    long runs(String key) {
+      Queue<Instant> q = starts.get(key);
+      return q == null ? 0 : q.size();
+    }
+
+    List<Instant> starts(String key) {
+      Queue<Instant> q = starts.get(key);
+      return q == null ? List.of() : List.copyOf(q);
+    }
+  }
+
+  /**
+   * Runs the scenario with jobs of the handler "export", which must be {@code recorder}, and
+   * transactions on {@code ds}, the scheduler's store's data source.
+   */
+  static void run(Scheduler scheduler, DataSource ds, Recorder recorder) {
+    TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(ds));
+    Duration period = Duration.ofMillis(100);
+    List<String> others = List.of("other-1", "other-2", "other-3");
+    scheduler.schedule(JobSpec.named("held").handler("export").fixedRate(period));
+    for (String key : others) {
+      scheduler.schedule(JobSpec.named(key).handler("export").fixedRate(period));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> recorder.runs("held") >= 3);
+
+    List<Consumer<Scheduler>> changes =
+        List.of(
+            s -> s.pause("held"),
+            s -> s.resume("held"),
+            s -> s.triggerNow("held"),
+            s ->
+                s.schedule(JobSpec.named("held").handler("export").fixedRate(period.plusMillis(1))),
+            s -> s.unschedule("held"));
+    Instant[] committed = new Instant[changes.size()];
+    for (int c = 0; c < changes.size(); c++) {
+      Consumer<Scheduler> change = changes.get(c);
+      long[] during = new long[others.size()];
+      tx.executeWithoutResult(
+          status -> {
+            change.accept(scheduler);
+            long[] before = others.stream().mapToLong(recorder::runs).toArray();
+            long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+            while (System.nanoTime() < end) { // the application's transaction stays open
+              LockSupport.parkNanos(10_000_000L);
+            }
+            for (int i = 0; i < during.length; i++) {
+              during[i] = recorder.runs(others.get(i)) - before[i];
+            }
+          });
+      committed[c] = Instant.now();
+      // 20 fires each in 2 s; a store thread waiting for the row lock stops them all.
+      assertThat(Arrays.stream(during).boxed().toList())
+          .as("fires of the other jobs while the transaction of change %d was open", c)
+          .allMatch(n -> n >= 10);
+    }
+    // A fire of "held" that came due while the pause's transaction was open waited for it, then
+    // saw the pause: no run of it began between that commit and the resume's.
+    assertThat(recorder.starts("held"))
+        .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committed[1]));
+  }
+}
