@@ -9,6 +9,7 @@ import dev.kairos.SchedulerStats;
 import dev.kairos.StoreException;
 import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
+import dev.kairos.engine.CallerTransactions;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.FireKind;
@@ -1023,7 +1024,7 @@ public final class KairosScheduler implements Scheduler {
    */
   private void toHeap(List<String> keys, Runnable now) {
     List<String> later = List.copyOf(keys);
-    if (later.isEmpty()) {
+    if (later.isEmpty() || config.callerTransactions() == CallerTransactions.NONE) {
       now.run();
       return;
     }
