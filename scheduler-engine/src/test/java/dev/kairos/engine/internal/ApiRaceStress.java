@@ -27,7 +27,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * paused while the ledger holds it paused (what a restart would fire).
  *
  * <p>Run by {@code ApiRaceStressTest} on the in-memory store and by the JDBC module's tests on H2
- * and PostgreSQL.
+ * and PostgreSQL. With {@code callerTransactions}, each call is made in a transaction of the
+ * caller's as the engine sees one ({@link dev.kairos.engine.CallerTransactions}): the heap learns
+ * of the change only when the transaction ends, up to 3 ms later, and the job is held meanwhile
+ * ({@link Dispatcher#holdForCaller}); a pause then counts from its commit, and at the end every job
+ * must fire again (a hold never released would keep it from firing).
  */
 public final class ApiRaceStress {
   /**
@@ -41,6 +45,7 @@ public final class ApiRaceStress {
    * @param failedCalls API calls that threw a {@link StoreException} (a store whose connections are
    *     cut), after which the ledger no longer judges the job until it is paused again
    * @param examples up to 10 offending runs or looks, described
+   * @param silent jobs that did not fire again within 10 s after the calls ended (resumed first)
    */
   public record Report(
       int runs,
@@ -49,7 +54,8 @@ public final class ApiRaceStress {
       int calls,
       int pausesLost,
       int failedCalls,
-      List<String> examples) {}
+      List<String> examples,
+      List<String> silent) {}
 
   private static final Duration PERIOD = Duration.ofMillis(20);
   static String OPS = System.getProperty("ops", "012345");
@@ -67,7 +73,14 @@ public final class ApiRaceStress {
   private final AtomicInteger failedCalls = new AtomicInteger();
   private final List<String> examples = new CopyOnWriteArrayList<>();
 
-  private ApiRaceStress() {}
+  /** Changes made in the calling thread's open transaction, re-read when it ends. */
+  private final ThreadLocal<List<Runnable>> transaction = new ThreadLocal<>();
+
+  private final boolean callerTransactions;
+
+  private ApiRaceStress(boolean callerTransactions) {
+    this.callerTransactions = callerTransactions;
+  }
 
   /**
    * Hammers a scheduler over {@code store} (opened by the scheduler, closed at the end).
@@ -79,8 +92,30 @@ public final class ApiRaceStress {
    */
   public static Report run(JobStore store, int keys, int threads, Duration length, long seed)
       throws InterruptedException {
-    return new ApiRaceStress().hammer(store, keys, threads, length, seed);
+    return run(store, keys, threads, length, seed, false, OPS);
   }
+
+  /**
+   * As {@link #run(JobStore, int, int, Duration, long)}, each call in a caller's transaction if
+   * {@code callerTransactions} (see the class comment), with the calls {@code ops} lists (digits of
+   * {@link #call}'s cases).
+   */
+  public static Report run(
+      JobStore store,
+      int keys,
+      int threads,
+      Duration length,
+      long seed,
+      boolean callerTransactions,
+      String ops)
+      throws InterruptedException {
+    ApiRaceStress stress = new ApiRaceStress(callerTransactions);
+    stress.ops = ops;
+    return stress.hammer(store, keys, threads, length, seed);
+  }
+
+  /** The calls made: digits of {@link #call}'s cases. */
+  private String ops = OPS;
 
   private Report hammer(JobStore store, int keys, int threads, Duration length, long seed)
       throws InterruptedException {
@@ -90,7 +125,17 @@ public final class ApiRaceStress {
             .workers(4)
             .gracePeriod(Duration.ofSeconds(10))
             .handler("h", this::record)
+            .callerTransactions(
+                reread -> {
+                  List<Runnable> open = transaction.get();
+                  if (open == null) {
+                    return false;
+                  }
+                  open.add(reread);
+                  return true;
+                })
             .build();
+    List<String> silent = new ArrayList<>();
     try {
       scheduler.start();
       for (int k = 0; k < keys; k++) {
@@ -111,7 +156,12 @@ public final class ApiRaceStress {
                     int k = random.nextInt(keys);
                     synchronized (locks[k]) { // the ledger's view of one key stays in step
                       try {
-                        call(scheduler, "k" + k, OPS.charAt(random.nextInt(OPS.length())) - '0');
+                        int op = ops.charAt(random.nextInt(ops.length())) - '0';
+                        if (callerTransactions) {
+                          inTransaction(scheduler, "k" + k, op, random.nextInt(4));
+                        } else {
+                          call(scheduler, "k" + k, op);
+                        }
                       } catch (StoreException e) {
                         // Its outcome is unknown (a connection cut after the commit): the job
                         // may or may not be paused now, so the ledger stops judging it.
@@ -129,6 +179,7 @@ public final class ApiRaceStress {
       for (Thread th : hammers) {
         th.join();
       }
+      silent.addAll(silentAfterwards(scheduler, keys));
     } finally {
       scheduler.close();
     }
@@ -139,7 +190,60 @@ public final class ApiRaceStress {
         calls.get(),
         pausesLost.get(),
         failedCalls.get(),
-        List.copyOf(examples));
+        List.copyOf(examples),
+        List.copyOf(silent));
+  }
+
+  /**
+   * One call in a transaction of the caller's, held open {@code millis} ms after it; a pause counts
+   * for the ledger from the transaction's end, when the heap learns of it.
+   */
+  private void inTransaction(Scheduler scheduler, String key, int op, int millis) {
+    transaction.set(new ArrayList<>());
+    List<Runnable> rereads;
+    boolean pausedBefore = pausedSince.containsKey(key);
+    try {
+      call(scheduler, key, op);
+      if (millis > 0) {
+        java.util.concurrent.locks.LockSupport.parkNanos(millis * 1_000_000L);
+      }
+    } finally {
+      rereads = transaction.get();
+      transaction.remove();
+      Instant paused = pausedSince.get(key);
+      if (!pausedBefore && paused != null) {
+        pausedSince.remove(key); // not yet: the pause is committed below
+      }
+      rereads.forEach(Runnable::run); // "commit"
+      if (!pausedBefore && paused != null) {
+        pausedSince.putIfAbsent(key, Instant.now());
+      }
+    }
+  }
+
+  /** Resumes every job and returns those that do not run again within 10 s. */
+  private List<String> silentAfterwards(Scheduler scheduler, int keys) {
+    Map<String, Integer> before = new java.util.HashMap<>();
+    for (int k = 0; k < keys; k++) {
+      String key = "k" + k;
+      pausedSince.remove(key);
+      scheduler.resume(key);
+      before.put(key, runsOf(key));
+    }
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    List<String> silent = new ArrayList<>(before.keySet());
+    while (!silent.isEmpty() && System.nanoTime() < deadline) {
+      silent.removeIf(key -> runsOf(key) > before.get(key));
+      java.util.concurrent.locks.LockSupport.parkNanos(5_000_000L);
+    }
+    return silent;
+  }
+
+  private final Map<String, AtomicInteger> runsByKey = new ConcurrentHashMap<>();
+
+  private int runsOf(String key) {
+    AtomicInteger n = runsByKey.get(key);
+    return n == null ? 0 : n.get();
   }
 
   /** Schedules the job, again while the store fails (its connections cut by a test). */
@@ -205,6 +309,7 @@ public final class ApiRaceStress {
 
   private void record(JobContext ctx) throws InterruptedException {
     runs.incrementAndGet();
+    runsByKey.computeIfAbsent(ctx.key(), k -> new AtomicInteger()).incrementAndGet();
     JobContext before = ran.putIfAbsent(ctx.key() + "@" + ctx.scheduledFireTime(), ctx);
     if (before != null) {
       duplicates.incrementAndGet();
@@ -231,7 +336,15 @@ public final class ApiRaceStress {
     if (paused != null && ctx.actualStart().isAfter(paused)) {
       afterPause.incrementAndGet();
       example(
-          ctx.key() + " started at " + ctx.actualStart() + ", after pause() returned at " + paused);
+          ctx.key()
+              + " started at "
+              + ctx.actualStart()
+              + " (fire "
+              + ctx.scheduledFireTime()
+              + ", attempt "
+              + ctx.attempt()
+              + "), after pause() returned at "
+              + paused);
     }
     Thread.sleep(ctx.scheduledFireTime().getNano() % 3); // 0–2 ms: runs overlap the calls
   }
