@@ -94,13 +94,7 @@ class ApiRaceStressOnDatabasesTest {
     ApiRaceStress.Report r = ApiRaceStress.run(store, 20, 8, Duration.ofSeconds(6), seed);
 
     assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(100);
-    assertThat(r.duplicates()).as("fires run twice (seed %d): %s", seed, r.examples()).isZero();
-    assertThat(r.runsAfterPause())
-        .as("runs after pause (seed %d): %s", seed, r.examples())
-        .isZero();
-    assertThat(r.pausesLost())
-        .as("paused jobs found unpaused in the store (seed %d): %s", seed, r.examples())
-        .isZero();
+    ApiRaceStress.assertClean(r, seed);
     return r;
   }
 }

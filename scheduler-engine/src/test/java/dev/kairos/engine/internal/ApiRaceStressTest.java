@@ -16,14 +16,7 @@ class ApiRaceStressTest {
 
     assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(500);
     assertThat(r.calls()).isGreaterThan(1000);
-    assertThat(r.duplicates()).as("fires run twice (seed %d): %s", seed, r.examples()).isZero();
-    assertThat(r.runsAfterPause())
-        .as("runs after pause (seed %d): %s", seed, r.examples())
-        .isZero();
-    assertThat(r.pausesLost())
-        .as("paused jobs found unpaused in the store (seed %d): %s", seed, r.examples())
-        .isZero();
-    assertThat(r.silent()).as("jobs that never fired again (seed %d)", seed).isEmpty();
+    ApiRaceStress.assertClean(r, seed);
   }
 
   /**
@@ -43,13 +36,7 @@ class ApiRaceStressTest {
 
     assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(500);
     assertThat(r.calls()).isGreaterThan(1000);
-    assertThat(r.duplicates()).as("fires run twice (seed %d): %s", seed, r.examples()).isZero();
-    assertThat(r.runsAfterPause())
-        .as("runs after pause (seed %d): %s", seed, r.examples())
-        .isZero();
-    assertThat(r.pausesLost())
-        .as("paused jobs found unpaused in the store (seed %d): %s", seed, r.examples())
-        .isZero();
+    ApiRaceStress.assertClean(r, seed);
     assertThat(r.silent()).as("jobs that never fired again (seed %d)", seed).isEmpty();
   }
 }
