@@ -79,6 +79,14 @@ import org.slf4j.LoggerFactory;
  *       {@link FireRunner} when the fire is finally taken. Limited entries are never taken in a
  *       claim batch ({@link #takeDue}) nor marked ahead ({@link #markAhead}): a fire waiting for a
  *       permit must not read as RUNNING, nor be flagged a recovery after a crash.
+ *   <li><b>Holds for a caller's transaction</b> ({@link #holdForCaller}): a worker that takes a due
+ *       head whose key is held does not return it either; it sets it aside (tracked, not running)
+ *       and looks at the next head, so a transaction that holds many due jobs keeps no worker
+ *       waiting. The re-read at the transaction's end ({@link #reread}) dequeues it from there like
+ *       any queued entry; the hold's release ({@link #releaseForCaller}, after that re-read) puts
+ *       an entry still set aside back in the heap at its old (due, seq) and wakes as for a new
+ *       head. An entry taken before its hold began waits on its worker instead ({@link
+ *       FireRunner}).
  *   <li>Cluster mode: when the store refuses a claim because the limit is full in the cluster
  *       ({@link #limitFull}), the limit <b>backs off</b> on this instance until one poll interval
  *       later: no fire of it is admitted or handed a permit, so the waiting fires do not each ask
@@ -111,10 +119,12 @@ import org.slf4j.LoggerFactory;
  *       is queued ({@link #inWindow}), so a load and a re-queue can never both leave a job out; a
  *       later page that returns it too finds it tracked, or finds its row no newer than {@link
  *       #finishedVersions} says, and skips it.
- *   <li>A tracked entry that is not running is in the heap or in one limit's waiting heap ({@link
- *       Entry#waitingFor}), never both. Each {@link Permits}' {@code held} counts the entries whose
- *       {@link Entry#permit} is it, the lanes and the backfill runs holding one of its permits, at
- *       most its limit; its waiting heap is empty unless all its permits are held.
+ *   <li>A tracked entry that is not running is in exactly one of: the heap, one limit's waiting
+ *       heap ({@link Entry#waitingFor}), the entries set aside for a caller's transaction ({@link
+ *       Entry#heldAside}, only while {@link #holdForCaller} holds its key). Each {@link Permits}'
+ *       {@code held} counts the entries whose {@link Entry#permit} is it, the lanes and the
+ *       backfill runs holding one of its permits, at most its limit; its waiting heap is empty
+ *       unless all its permits are held.
  *   <li>{@code Entry.lanes} counts the entry's lanes going on this instance; {@code lanesRunning}
  *       their sum, which {@link #running()} adds to the running entries.
  *   <li>A batch made for one fire ({@link #markBatch}, {@link #markAhead}, {@link #takeDue}) never
@@ -185,6 +195,13 @@ final class Dispatcher {
 
   /** {@code !heldForCaller.isEmpty()}, for a check on the fire path without the lock. */
   private volatile boolean anyHeldForCaller;
+
+  /**
+   * Due entries of keys {@link #heldForCaller} holds, set aside by {@code take()} instead of handed
+   * to a worker ({@link Entry#heldAside}): queued again at their old (due, seq) when the hold ends.
+   * Guarded by lock.
+   */
+  private final Map<String, Entry> heldAside = new HashMap<>();
 
   /** The only worker that may wait timed; null if none. Guarded by lock. */
   private Thread leader;
@@ -351,6 +368,9 @@ final class Dispatcher {
         Entry first = heap.peek();
         if (first != null && first.due <= now) {
           Entry next = heap.poll();
+          if (setAsideIfHeld(next)) {
+            continue; // its worker would only wait for the caller's transaction
+          }
           if (admit(next, now)) {
             return start(next);
           }
@@ -422,9 +442,12 @@ final class Dispatcher {
         && waiting < windowSize / 2;
   }
 
-  /** Queued entries, those waiting for a permit included. Call only with the lock held. */
+  /**
+   * Queued entries, those waiting for a permit or set aside for a caller's transaction included.
+   * Call only with the lock held.
+   */
   private int queuedLocked() {
-    return heap.size() + waitingLocked();
+    return heap.size() + waitingLocked() + heldAside.size();
   }
 
   /** Entries waiting for a permit. Call only with the lock held. */
@@ -756,7 +779,10 @@ final class Dispatcher {
    * waiting heap it is in, and passes on a permit it was handed.
    */
   private void dequeue(Entry e) {
-    if (e.waitingFor != null) {
+    if (e.heldAside) {
+      heldAside.remove(e.key);
+      e.heldAside = false;
+    } else if (e.waitingFor != null) {
       e.waitingFor.waiting.remove(e);
       e.waitingFor = null;
     } else {
@@ -785,6 +811,9 @@ final class Dispatcher {
       releaseWaiters(now);
       for (Entry first = heap.peek(); first != null && first.due <= now; first = heap.peek()) {
         Entry next = heap.poll();
+        if (setAsideIfHeld(next)) {
+          continue;
+        }
         if (admit(next, now)) {
           return start(next);
         }
@@ -941,11 +970,51 @@ final class Dispatcher {
     lock.lock();
     try {
       for (String key : keys) {
-        heldForCaller.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+        if (heldForCaller.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1) == null) {
+          requeueHeldAside(key);
+        }
       }
       anyHeldForCaller = !heldForCaller.isEmpty();
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Call only with the lock held, {@code e} just taken from the heap. True if a caller's open
+   * transaction holds its row: then it is set aside, tracked and not running, until {@link
+   * #releaseForCaller} queues it again (a change that reaches it first, the re-read at the
+   * transaction's end, dequeues it from there). Its worker would otherwise wait for the
+   * transaction's end, and enough such fires would hold every worker.
+   */
+  private boolean setAsideIfHeld(Entry e) {
+    if (!anyHeldForCaller || !heldForCaller.containsKey(e.key)) {
+      return false;
+    }
+    e.heldAside = true;
+    heldAside.put(e.key, e);
+    return true;
+  }
+
+  /**
+   * Call only with the lock held, the hold on {@code key} ended: its entry set aside while due goes
+   * back in the heap at its old (due, seq), or due at once if it was waiting for one of its own
+   * runs here that has since ended.
+   */
+  private void requeueHeldAside(String key) {
+    Entry e = heldAside.remove(key);
+    if (e == null) {
+      return;
+    }
+    e.heldAside = false;
+    if (e.laneWaits && e.lanes < e.laneBound) {
+      e.laneWaits = false; // see laneEnded, which found it out of the heap
+      enqueue(e, e.record);
+      return;
+    }
+    heap.add(e);
+    if (heap.peek() == e) {
+      deadlineChanged();
     }
   }
 

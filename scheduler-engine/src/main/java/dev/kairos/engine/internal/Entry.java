@@ -40,6 +40,12 @@ final class Entry {
   Permits waitingFor;
 
   /**
+   * True while the entry, due, is set aside because a caller's open transaction holds its row (see
+   * {@link Dispatcher#holdForCaller}); then {@link #heapIndex} is -1 and it is not running.
+   */
+  boolean heldAside;
+
+  /**
    * A record written by a schedule change while the entry was running; it wins over the worker's
    * write-back, since a change made during the run makes that write-back's version stale. Written
    * under the dispatcher's lock; volatile because {@link Dispatcher#beginRun} reads it without.

@@ -743,7 +743,9 @@ final class FireRunner {
    * waits here, before its claim or start mark, until that transaction has ended: its change (a
    * pause, a new definition, a deletion) is then committed or rolled back, and the heap has read
    * the row again, so {@link Dispatcher#beginRun} sees a committed change and gives the run up.
-   * Only this worker waits; written earlier, the mark or claim would wait for the row lock itself.
+   * Only a fire taken before its job's hold began comes here: a held fire that comes due later is
+   * set aside by the dispatcher without a worker. Only this worker waits; written earlier, the mark
+   * or claim would wait for the row lock itself.
    */
   private void awaitCallerTransaction(Entry e) {
     while (dispatcher.heldForCaller(e.key) && !closing.getAsBoolean()) {

@@ -77,12 +77,12 @@ class CallerTransactionsTest {
 
   /**
    * A fire that comes due while a caller's open transaction holds its job's row (a pause written
-   * there) waits for the transaction's end instead of marking its start (which would wait for the
-   * row lock), then sees what was committed: paused, it does not run.
+   * there) is set aside instead of marking its start (which would wait for the row lock) or keeping
+   * a worker waiting: the other job's fire runs. At the transaction's end the held job follows what
+   * was committed: paused, it does not run.
    */
   @Test
-  void dueFireOfAJobChangedInOpenTransaction_waitsForItsEnd_thenFollowsTheCommit()
-      throws Exception {
+  void dueFireOfAJobChangedInOpenTransaction_setAside_othersRun_thenFollowsTheCommit() {
     open = false;
     scheduler.open();
     scheduler.schedule(JobSpec.named("held").handler("h").fixedRate(Duration.ofSeconds(10)));
@@ -92,23 +92,97 @@ class CallerTransactionsTest {
     open = true;
     scheduler.pause("held"); // in the open transaction
     open = false;
-    clock.advance(Duration.ofSeconds(10)); // both due again
+    clock.advance(Duration.ofSeconds(10)); // both due again; "held" is the heap's head
 
-    int[] processed = new int[1];
-    Thread step = new Thread(() -> processed[0] = scheduler.runDue(), "step");
-    step.start(); // takes "held" first (scheduled first)
-    org.awaitility.Awaitility.await()
-        .atMost(Duration.ofSeconds(10))
-        .until(() -> step.getState() == Thread.State.TIMED_WAITING); // parked, waiting
-    assertThat(ran).isEmpty();
+    assertThat(scheduler.runDue()).isOne(); // without waiting for the transaction
+    assertThat(ran).containsExactly("other");
+    assertThat(scheduler.queued()).isEqualTo(2); // other's next fire, held set aside
 
     endTransaction(); // committed: the job is paused
 
-    step.join(10_000);
-    assertThat(step.isAlive()).isFalse();
-    assertThat(processed[0]).isEqualTo(2);
-    assertThat(ran).containsExactly("other");
     assertThat(scheduler.queued()).isOne(); // other
+    assertThat(scheduler.runDue()).isZero();
+    assertThat(ran).containsExactly("other");
+  }
+
+  /**
+   * A fire set aside while its job was held runs once the transaction has ended, if what it
+   * committed leaves the job due (a trigger), and only then.
+   */
+  @Test
+  void fireSetAsideForATransaction_runsAfterItsEnd_whenTheCommitLeavesItDue() {
+    open = false;
+    scheduler.open();
+    scheduler.schedule(JobSpec.named("held").handler("h").fixedRate(Duration.ofSeconds(10)));
+    assertThat(scheduler.runDue()).isOne();
+    ran.clear();
+    clock.advance(Duration.ofSeconds(10));
+    open = true;
+    scheduler.triggerNow("held"); // in the open transaction; the timetable's fire is due too
+    open = false;
+
+    assertThat(scheduler.runDue()).isZero();
+    assertThat(scheduler.queued()).isOne(); // set aside, still tracked
+
+    endTransaction();
+
+    assertThat(scheduler.runDue()).isEqualTo(2); // the trigger, then the timetable's fire
+    assertThat(ran).containsExactly("held", "held");
+  }
+
+  /**
+   * With one worker, three due jobs held by an open transaction do not keep the worker from a
+   * fourth job's fire (before, the worker that took the first held fire waited for the
+   * transaction's end, and with it every other fire); real worker threads over the manual clock.
+   */
+  @Test
+  void moreHeldDueFiresThanWorkers_otherJobsStillFire() {
+    java.util.Queue<String> runs = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    KairosScheduler one =
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .clock(clock)
+                .workers(1)
+                .handler("h", ctx -> runs.add(ctx.key()))
+                .callerTransactions(
+                    reread -> {
+                      if (open) {
+                        pending.add(reread);
+                      }
+                      return open;
+                    }));
+    try {
+      open = false;
+      for (String key : List.of("a", "b", "c", "other")) { // the held ones are taken first
+        one.schedule(JobSpec.named(key).handler("h").fixedRate(Duration.ofSeconds(10)));
+      }
+      one.start();
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> runs.size() == 4);
+      runs.clear();
+      open = true;
+      for (String key : List.of("a", "b", "c")) {
+        one.pause(key); // in the open transaction
+      }
+      open = false;
+
+      clock.advance(Duration.ofSeconds(10));
+
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> runs.contains("other"));
+      endTransaction(); // paused: a, b, c never run
+      clock.advance(Duration.ofSeconds(10));
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> runs.size() == 2);
+      assertThat(runs).containsExactly("other", "other");
+      assertThat(one.queued()).isOne();
+    } finally {
+      one.close();
+    }
   }
 
   @Test
