@@ -28,7 +28,8 @@ import org.springframework.transaction.support.TransactionTemplate;
  * writes for them (start marks written ahead, batched write-backs) may wait for that lock. Before,
  * one such transaction stopped every fire until it ended (0 fires of each other job in 2 s). And a
  * fire of the changed job that came due meanwhile follows what was committed: after the pause, it
- * does not run.
+ * does not run. Last, one transaction holds more busy jobs than there are workers: the others keep
+ * firing too.
  */
 final class LongTransactionScenario {
   private LongTransactionScenario() {}
@@ -101,5 +102,56 @@ final class LongTransactionScenario {
     // saw the pause: no run of it began between that commit and the resume's.
     assertThat(recorder.starts("held"))
         .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committed[1]));
+    moreHeldJobsThanWorkers(scheduler, tx, recorder, others, period);
+  }
+
+  /**
+   * One transaction redefines more busy jobs than there are workers, in one bulk call, and stays
+   * open: the other jobs keep firing. Before, each held job's due fire kept a worker waiting for
+   * the transaction's end, and with every worker waiting nothing else fired.
+   */
+  private static void moreHeldJobsThanWorkers(
+      Scheduler scheduler,
+      TransactionTemplate tx,
+      Recorder recorder,
+      List<String> others,
+      Duration period) {
+    int workers = scheduler.stats().workers();
+    List<String> busy =
+        java.util.stream.IntStream.range(0, workers + 2).mapToObj(i -> "busy-" + i).toList();
+    for (String key : busy) {
+      scheduler.schedule(JobSpec.named(key).handler("export").fixedRate(period));
+    }
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> busy.stream().allMatch(k -> recorder.runs(k) >= 2));
+    long[] during = new long[others.size()];
+    tx.executeWithoutResult(
+        status -> {
+          scheduler.scheduleAll(
+              busy.stream()
+                  .map(k -> JobSpec.named(k).handler("export").fixedRate(period.plusMillis(1)))
+                  .toList());
+          long[] before = others.stream().mapToLong(recorder::runs).toArray();
+          long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+          while (System.nanoTime() < end) {
+            LockSupport.parkNanos(10_000_000L);
+          }
+          for (int i = 0; i < during.length; i++) {
+            during[i] = recorder.runs(others.get(i)) - before[i];
+          }
+        });
+    assertThat(Arrays.stream(during).boxed().toList())
+        .as(
+            "fires of the other jobs while %d busy jobs were held, %d workers",
+            busy.size(), workers)
+        .allMatch(n -> n >= 10);
+    long[] after = busy.stream().mapToLong(recorder::runs).toArray();
+    await() // and the held jobs fire again once it has committed
+        .atMost(Duration.ofSeconds(10))
+        .until(
+            () ->
+                java.util.stream.IntStream.range(0, busy.size())
+                    .allMatch(i -> recorder.runs(busy.get(i)) > after[i]));
   }
 }
