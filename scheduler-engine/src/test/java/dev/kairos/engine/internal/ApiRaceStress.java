@@ -30,8 +30,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * and PostgreSQL. With {@code callerTransactions}, each call is made in a transaction of the
  * caller's as the engine sees one ({@link dev.kairos.engine.CallerTransactions}): the heap learns
  * of the change only when the transaction ends, up to 3 ms later, and the job is held meanwhile
- * ({@link Dispatcher#holdForCaller}); a pause then counts from its commit, and at the end every job
- * must fire again (a hold never released would keep it from firing).
+ * ({@link Dispatcher#holdForCaller}); a pause then counts from its commit only (a run may begin
+ * while the transaction is open: the pause is not committed yet), and at the end every job must
+ * fire again (a hold never released, or a fire left set aside, would keep it from firing).
  */
 public final class ApiRaceStress {
   /**
@@ -204,21 +205,17 @@ public final class ApiRaceStress {
   private void inTransaction(Scheduler scheduler, String key, int op, int millis) {
     transaction.set(new ArrayList<>());
     List<Runnable> rereads;
-    boolean pausedBefore = pausedSince.containsKey(key);
+    boolean paused = false;
     try {
-      call(scheduler, key, op);
+      paused = call(scheduler, key, op);
       if (millis > 0) {
         java.util.concurrent.locks.LockSupport.parkNanos(millis * 1_000_000L);
       }
     } finally {
       rereads = transaction.get();
       transaction.remove();
-      Instant paused = pausedSince.get(key);
-      if (!pausedBefore && paused != null) {
-        pausedSince.remove(key); // not yet: the pause is committed below
-      }
       rereads.forEach(Runnable::run); // "commit"
-      if (!pausedBefore && paused != null) {
+      if (paused) {
         pausedSince.putIfAbsent(key, Instant.now());
       }
     }
@@ -286,10 +283,18 @@ public final class ApiRaceStress {
     return JobSpec.named(key).handler("h").fixedRate(PERIOD);
   }
 
-  private void call(Scheduler scheduler, String key, int op) {
+  /**
+   * Makes call {@code op} on the key; returns true if it was a pause that returned true made in a
+   * caller's open transaction, which the ledger counts from the transaction's end (a run may begin
+   * while it is open, before the pause is committed).
+   */
+  private boolean call(Scheduler scheduler, String key, int op) {
     switch (op) {
       case 0 -> {
         if (scheduler.pause(key)) {
+          if (transaction.get() != null) {
+            return true;
+          }
           pausedSince.putIfAbsent(key, Instant.now());
         }
       }
@@ -310,6 +315,7 @@ public final class ApiRaceStress {
       case 5 -> checkStored(scheduler, key);
       default -> Thread.onSpinWait();
     }
+    return false;
   }
 
   /**

@@ -22,9 +22,9 @@ class ApiRaceStressTest {
   /**
    * The same with every call in a transaction of the caller's that stays open up to 3 ms after it
    * (the jobs held meanwhile): no fire twice, none after a pause committed, and every job fires
-   * again afterwards (no hold left behind, no fire left set aside). Before the holds, about 400
-   * runs in 8 s began after their job's pause had committed. Every kind of call, unschedule and
-   * schedule again of one key in one transaction included (docs/RELIABILITY.md, stops 52 and 53).
+   * again afterwards (no hold left behind, no fire left set aside). Every kind of call, unschedule
+   * and schedule again of one key in one transaction included (docs/RELIABILITY.md, stops 52 and
+   * 53).
    */
   @Test
   void apiCallsInCallerTransactionsRacingRuns_neverRunAFireTwice_norAfterPause_noJobLeftHeld()
