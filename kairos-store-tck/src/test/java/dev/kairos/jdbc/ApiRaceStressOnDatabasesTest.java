@@ -89,6 +89,32 @@ class ApiRaceStressOnDatabasesTest {
     }
   }
 
+  /**
+   * In cluster mode with every call in a transaction of the caller's (as the engine sees one; the
+   * store's writes commit at once here): keys held meanwhile stay out of claim batches, their due
+   * fires are set aside and come back when the hold ends, and every job fires again afterwards.
+   */
+  @Test
+  void postgres_clustered_callsInCallerTransactions() throws Exception {
+    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
+      db.assumeReachable();
+      long seed = System.nanoTime();
+      ApiRaceStress.Report r =
+          ApiRaceStress.run(
+              db.builder().poolSize(8).clustered(true).build().jobStore(),
+              20,
+              8,
+              Duration.ofSeconds(6),
+              seed,
+              true,
+              "012345");
+
+      assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(100);
+      ApiRaceStress.assertClean(r, seed);
+      assertThat(r.silent()).as("jobs that never fired again (seed %d)", seed).isEmpty();
+    }
+  }
+
   private static ApiRaceStress.Report check(JobStore store) throws Exception {
     long seed = System.nanoTime();
     ApiRaceStress.Report r = ApiRaceStress.run(store, 20, 8, Duration.ofSeconds(6), seed);
