@@ -78,20 +78,7 @@ final class LongTransactionScenario {
             s -> s.unschedule("held"));
     Instant[] committed = new Instant[changes.size()];
     for (int c = 0; c < changes.size(); c++) {
-      Consumer<Scheduler> change = changes.get(c);
-      long[] during = new long[others.size()];
-      tx.executeWithoutResult(
-          status -> {
-            change.accept(scheduler);
-            long[] before = others.stream().mapToLong(recorder::runs).toArray();
-            long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-            while (System.nanoTime() < end) { // the application's transaction stays open
-              LockSupport.parkNanos(10_000_000L);
-            }
-            for (int i = 0; i < during.length; i++) {
-              during[i] = recorder.runs(others.get(i)) - before[i];
-            }
-          });
+      long[] during = firesWhileOpen(tx, scheduler, changes.get(c), recorder, others);
       committed[c] = Instant.now();
       // 20 fires each in 2 s; a store thread waiting for the row lock stops them all.
       assertThat(Arrays.stream(during).boxed().toList())
@@ -103,6 +90,32 @@ final class LongTransactionScenario {
     assertThat(recorder.starts("held"))
         .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committed[1]));
     moreHeldJobsThanWorkers(scheduler, tx, recorder, others, period);
+  }
+
+  /**
+   * Makes {@code change} in a transaction that then stays open 2 s; returns how many times each of
+   * {@code others} fired meanwhile.
+   */
+  private static long[] firesWhileOpen(
+      TransactionTemplate tx,
+      Scheduler scheduler,
+      Consumer<Scheduler> change,
+      Recorder recorder,
+      List<String> others) {
+    long[] during = new long[others.size()];
+    tx.executeWithoutResult(
+        status -> {
+          change.accept(scheduler);
+          long[] before = others.stream().mapToLong(recorder::runs).toArray();
+          long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+          while (System.nanoTime() < end) { // the application's transaction stays open
+            LockSupport.parkNanos(10_000_000L);
+          }
+          for (int i = 0; i < during.length; i++) {
+            during[i] = recorder.runs(others.get(i)) - before[i];
+          }
+        });
+    return during;
   }
 
   /**
@@ -125,22 +138,18 @@ final class LongTransactionScenario {
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> busy.stream().allMatch(k -> recorder.runs(k) >= 2));
-    long[] during = new long[others.size()];
-    tx.executeWithoutResult(
-        status -> {
-          scheduler.scheduleAll(
-              busy.stream()
-                  .map(k -> JobSpec.named(k).handler("export").fixedRate(period.plusMillis(1)))
-                  .toList());
-          long[] before = others.stream().mapToLong(recorder::runs).toArray();
-          long end = System.nanoTime() + Duration.ofSeconds(2).toNanos();
-          while (System.nanoTime() < end) {
-            LockSupport.parkNanos(10_000_000L);
-          }
-          for (int i = 0; i < during.length; i++) {
-            during[i] = recorder.runs(others.get(i)) - before[i];
-          }
-        });
+    long[] during =
+        firesWhileOpen(
+            tx,
+            scheduler,
+            s ->
+                s.scheduleAll(
+                    busy.stream()
+                        .map(
+                            k -> JobSpec.named(k).handler("export").fixedRate(period.plusMillis(1)))
+                        .toList()),
+            recorder,
+            others);
     assertThat(Arrays.stream(during).boxed().toList())
         .as(
             "fires of the other jobs while %d busy jobs were held, %d workers",

@@ -27,19 +27,22 @@ class CallerTransactionsTest {
   private final java.util.Queue<String> ran = new java.util.concurrent.ConcurrentLinkedQueue<>();
   private volatile boolean open = true;
 
+  /** While {@link #open}, a change's re-read waits in {@link #pending} for the "commit". */
+  private final CallerTransactions transactions =
+      reread -> {
+        if (open) {
+          pending.add(reread);
+        }
+        return open;
+      };
+
   private final KairosScheduler scheduler =
       Engines.build(
           Kairos.builder()
               .store(store)
               .clock(clock)
               .handler("h", ctx -> ran.add(ctx.key()))
-              .callerTransactions(
-                  reread -> {
-                    if (open) {
-                      pending.add(reread);
-                    }
-                    return open;
-                  }));
+              .callerTransactions(transactions));
 
   @AfterEach
   void close() {
@@ -145,13 +148,7 @@ class CallerTransactionsTest {
                 .clock(clock)
                 .workers(1)
                 .handler("h", ctx -> runs.add(ctx.key()))
-                .callerTransactions(
-                    reread -> {
-                      if (open) {
-                        pending.add(reread);
-                      }
-                      return open;
-                    }));
+                .callerTransactions(transactions));
     try {
       open = false;
       for (String key : List.of("a", "b", "c", "other")) { // the held ones are taken first
