@@ -985,7 +985,8 @@ final class Dispatcher {
    * transaction holds its row: then it is set aside, tracked and not running, until {@link
    * #releaseForCaller} queues it again (a change that reaches it first, the re-read at the
    * transaction's end, dequeues it from there). Its worker would otherwise wait for the
-   * transaction's end, and enough such fires would hold every worker.
+   * transaction's end, and enough such fires would hold every worker. A concurrency-limit permit
+   * handed to it while it waited for one is passed on, as when a change dequeues it.
    */
   private boolean setAsideIfHeld(Entry e) {
     if (!anyHeldForCaller || !heldForCaller.containsKey(e.key)) {
@@ -993,6 +994,7 @@ final class Dispatcher {
     }
     e.heldAside = true;
     heldAside.put(e.key, e);
+    releasePermit(e); // one handed to it while it waited goes to the limit's next fire meanwhile
     return true;
   }
 

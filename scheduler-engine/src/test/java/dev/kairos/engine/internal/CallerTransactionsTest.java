@@ -10,6 +10,8 @@ import dev.kairos.engine.ManualClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -179,6 +181,65 @@ class CallerTransactionsTest {
       assertThat(one.queued()).isOne();
     } finally {
       one.close();
+    }
+  }
+
+  /**
+   * A fire set aside for a transaction does not keep a concurrency-limit permit handed to it while
+   * it waited: the limit's next fire runs meanwhile (limit 1; "slow" holds the permit, "held" waits
+   * for it and is changed in an open transaction, "third" waits behind it).
+   */
+  @Test
+  void fireSetAsideWithAHandedPermit_passesItOn() {
+    Map<String, java.util.concurrent.CountDownLatch> gates = new ConcurrentHashMap<>();
+    java.util.Queue<String> started = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    KairosScheduler limited =
+        Engines.build(
+            Kairos.builder()
+                .store(new InMemoryStore())
+                .clock(clock)
+                .workers(4)
+                .maxConcurrent("h", 1)
+                .handler(
+                    "h",
+                    ctx -> {
+                      started.add(ctx.key());
+                      gates
+                          .computeIfAbsent(
+                              ctx.key(), k -> new java.util.concurrent.CountDownLatch(1))
+                          .await();
+                    })
+                .callerTransactions(transactions));
+    try {
+      open = false;
+      List<String> keys = List.of("slow", "held", "third");
+      for (int i = 0; i < keys.size(); i++) {
+        limited.schedule(JobSpec.named(keys.get(i)).handler("h").at(T0.plusSeconds(i + 1)));
+      }
+      limited.start();
+      clock.advance(Duration.ofSeconds(1));
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> started.contains("slow"));
+      clock.advance(Duration.ofSeconds(2)); // "held" and "third" due, waiting for the permit
+      open = true;
+      limited.triggerNow("held"); // in the open transaction
+      open = false;
+
+      gates.computeIfAbsent("slow", k -> new java.util.concurrent.CountDownLatch(1)).countDown();
+
+      org.awaitility.Awaitility.await() // handed to "held", set aside, passed on
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> started.contains("third"));
+      assertThat(started).containsExactly("slow", "third");
+      endTransaction();
+      gates.computeIfAbsent("third", k -> new java.util.concurrent.CountDownLatch(1)).countDown();
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(10))
+          .until(() -> started.contains("held"));
+    } finally {
+      gates.values().forEach(java.util.concurrent.CountDownLatch::countDown);
+      limited.close();
     }
   }
 
