@@ -44,18 +44,20 @@ class VirtualThreadWorkersTest {
       Matcher m =
           Pattern.compile(
                   "RESULT runs=(\\d+) duplicates=(\\d+) missing=(\\d+) virtual=(\\d+)"
-                      + " platform=(\\d+)")
+                      + " platform=(\\d+);.*")
               .matcher(line);
       assertThat(m.matches()).as(line).isTrue();
       System.out.println("on " + jdk + ": " + line);
       assertThat(Long.parseLong(m.group(2))).as("fires run twice: " + line).isZero();
       assertThat(Long.parseLong(m.group(3))).as("fires missing: " + line).isZero();
       assertThat(Long.parseLong(m.group(5))).as("runs on platform threads: " + line).isZero();
+      // At least two of the three seconds' fires (a slow start may schedule the jobs after t0).
       assertThat(Long.parseLong(m.group(4)))
           .as("runs on virtual threads: " + line)
           .isGreaterThanOrEqualTo(
               (long) VirtualThreadChild.RATE_JOBS
-                  * (VirtualThreadChild.SECONDS * 1000 - VirtualThreadChild.SETTLE_MS)
+                  * (VirtualThreadChild.SECONDS - 1)
+                  * 1000
                   / VirtualThreadChild.PERIOD_MS);
     }
   }
