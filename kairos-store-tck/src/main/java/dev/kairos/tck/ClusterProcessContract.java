@@ -482,8 +482,11 @@ public abstract class ClusterProcessContract {
                 .handler("record", ctx -> {})
                 .handler("slow", ctx -> {}));
     try {
+      // One call (a few transactions) rather than one transaction per job: the window's start
+      // must come after the last job is written while three JVMs start on the same cores.
+      List<JobSpec> specs = new ArrayList<>();
       for (int i = 0; i < RATE_JOBS; i++) {
-        scheduler.schedule(
+        specs.add(
             JobSpec.named(rateJob(i))
                 .handler("record")
                 .fixedRate(PERIOD)
@@ -491,16 +494,17 @@ public abstract class ClusterProcessContract {
                 .misfire(Misfire.catchUp()));
       }
       for (int i = 0; i < ONE_SHOTS; i++) {
-        scheduler.schedule(JobSpec.named(oneShot(i)).handler("record").at(oneShotAt(t0, i)));
+        specs.add(JobSpec.named(oneShot(i)).handler("record").at(oneShotAt(t0, i)));
       }
       for (int i = 0; slowJobs && i < SLOW_JOBS; i++) {
-        scheduler.schedule(
+        specs.add(
             JobSpec.named("slow-" + i)
                 .handler("slow")
                 .fixedRate(SLOW_PERIOD)
                 .startAt(t0)
                 .misfire(Misfire.catchUp()));
       }
+      scheduler.scheduleAll(specs);
     } finally {
       scheduler.close();
     }

@@ -854,14 +854,17 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(row.get("owner")).isNull();
   }
 
-  /** With a 1 s delay, a run is marked RUNNING only once it has lasted about a second. */
+  /**
+   * With a 2 s delay, a run is marked RUNNING only once it has lasted about that long (2 s: the
+   * calls before the first look must fit in the delay on a slow machine).
+   */
   @Test
   void startMarks_deferred_onlyLongRunsAreMarked() {
     JobStore s =
         database()
             .builder()
             .tablePrefix(nextPrefix())
-            .startMarkDelay(Duration.ofSeconds(1))
+            .startMarkDelay(Duration.ofSeconds(2))
             .build()
             .jobStore();
     try {

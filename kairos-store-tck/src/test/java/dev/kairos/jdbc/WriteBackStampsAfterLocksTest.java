@@ -68,11 +68,12 @@ class WriteBackStampsAfterLocksTest {
               CompletableFuture.supplyAsync(() -> jobs.runFinished(JobStoreContract.success(z)));
           Thread.sleep(300);
           assertThat(first).as("the first write-back waits for its row").isNotDone();
-          writeA =
-              CompletableFuture.supplyAsync(() -> jobs.runFinished(JobStoreContract.success(a)));
-          writeB =
-              CompletableFuture.supplyAsync(() -> jobs.runFinished(JobStoreContract.success(b)));
-          Thread.sleep(300); // both queue behind the busy lane
+          writeA = new CompletableFuture<>();
+          writeB = new CompletableFuture<>();
+          Thread threadA = writer(jobs, a, writeA, "write-a");
+          Thread threadB = writer(jobs, b, writeB, "write-b");
+          awaitQueued(threadA); // both queue behind the busy lane
+          awaitQueued(threadB);
           laneHolder.commit(); // the lane frees: one transaction takes a-first and b-held
           first.get(30, TimeUnit.SECONDS);
           Thread.sleep(HOLD_MS);
@@ -99,6 +100,38 @@ class WriteBackStampsAfterLocksTest {
         assertThat(rows).isEqualTo(2);
       }
     }
+  }
+
+  /** Starts a thread that writes {@code r}'s run back and completes {@code out} with the answer. */
+  private static Thread writer(
+      JobStore jobs, JobRecord r, CompletableFuture<Optional<JobRecord>> out, String name) {
+    Thread t =
+        new Thread(
+            () -> {
+              try {
+                out.complete(jobs.runFinished(JobStoreContract.success(r)));
+              } catch (RuntimeException e) {
+                out.completeExceptionally(e);
+              }
+            },
+            name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  /**
+   * Waits until the writer is parked in the group commit's queue behind the busy lane (its only
+   * lane), rather than sleeping and hoping it got there.
+   */
+  private static void awaitQueued(Thread t) {
+    org.awaitility.Awaitility.await()
+        .atMost(java.time.Duration.ofSeconds(10))
+        .until(
+            () ->
+                t.getState() == Thread.State.WAITING
+                    && java.util.Arrays.stream(t.getStackTrace())
+                        .anyMatch(f -> f.getMethodName().equals("awaitUninterruptibly")));
   }
 
   private static void lock(Statement s, String key) throws Exception {

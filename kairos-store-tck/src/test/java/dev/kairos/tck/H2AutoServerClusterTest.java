@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -74,18 +75,22 @@ class H2AutoServerClusterTest {
     host.awaitLine("READY", Duration.ofSeconds(60));
     start("b", url).awaitLine("READY", Duration.ofSeconds(60));
     start("c", url).awaitLine("READY", Duration.ofSeconds(60));
-    Instant t0 = Instant.now().plusSeconds(3).truncatedTo(ChronoUnit.SECONDS);
+    // Far enough ahead that a slow machine opens the store and schedules every job before it (a
+    // start already past would mean each job's next slot): asserted below.
+    Instant t0 = Instant.now().plusSeconds(6).truncatedTo(ChronoUnit.SECONDS);
     KairosScheduler scheduler =
         Engines.build(Kairos.builder().store(store(url)).handler("record", ctx -> {}));
     try {
+      List<JobSpec> specs = new ArrayList<>();
       for (int i = 0; i < JOBS; i++) {
-        scheduler.schedule(
+        specs.add(
             JobSpec.named(String.format("rate-%02d", i))
                 .handler("record")
                 .fixedRate(PERIOD)
                 .startAt(t0)
                 .misfire(Misfire.catchUp()));
       }
+      scheduler.scheduleAll(specs);
     } finally {
       scheduler.close();
     }

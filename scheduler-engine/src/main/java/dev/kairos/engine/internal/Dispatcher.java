@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -202,6 +203,28 @@ final class Dispatcher {
    * Guarded by lock.
    */
   private final Map<String, Entry> heldAside = new HashMap<>();
+
+  /**
+   * Keys of the batches being written (start marks, write-backs) while {@link #trackBatches} is on,
+   * with how many such batches hold each: a change made in a caller's transaction waits for them
+   * before it writes (see {@link #changing(Collection, boolean)}). Guarded by lock.
+   */
+  private final Map<String, Integer> inBatch = new HashMap<>();
+
+  /** Signalled when a batch {@link #leaveBatch leaves} while a change waits for one. */
+  private final Condition batchLeft = lock.newCondition();
+
+  /** Changes waiting in {@link #awaitBatchesOf} for batches to leave. Guarded by lock. */
+  private int awaitingBatches;
+
+  /**
+   * On when changes may be made in a caller's transaction ({@code callerTransactions} is set): the
+   * batches' keys are then counted in {@link #inBatch}. Set before the workers start.
+   */
+  private volatile boolean trackBatches;
+
+  /** Longest a change waits for the batches that hold its keys to be written. */
+  static final long BATCH_WAIT_NANOS = 2_000_000_000L;
 
   /** The only worker that may wait timed; null if none. Guarded by lock. */
   private Thread leader;
@@ -956,28 +979,38 @@ final class Dispatcher {
   void holdForCaller(Collection<String> keys) {
     lock.lock();
     try {
-      for (String key : keys) {
-        heldForCaller.merge(key, 1, Integer::sum);
-      }
-      anyHeldForCaller = !heldForCaller.isEmpty();
+      holdLocked(keys);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Call only with the lock held: {@link #holdForCaller}. */
+  private void holdLocked(Collection<String> keys) {
+    for (String key : keys) {
+      heldForCaller.merge(key, 1, Integer::sum);
+    }
+    anyHeldForCaller = !heldForCaller.isEmpty();
   }
 
   /** The caller's transaction that {@link #holdForCaller held} these keys has ended. */
   void releaseForCaller(Collection<String> keys) {
     lock.lock();
     try {
-      for (String key : keys) {
-        if (heldForCaller.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1) == null) {
-          requeueHeldAside(key);
-        }
-      }
-      anyHeldForCaller = !heldForCaller.isEmpty();
+      releaseLocked(keys);
     } finally {
       lock.unlock();
     }
+  }
+
+  /** Call only with the lock held: {@link #releaseForCaller}. */
+  private void releaseLocked(Collection<String> keys) {
+    for (String key : keys) {
+      if (heldForCaller.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1) == null) {
+        requeueHeldAside(key);
+      }
+    }
+    anyHeldForCaller = !heldForCaller.isEmpty();
   }
 
   /**
@@ -1303,7 +1336,30 @@ final class Dispatcher {
    * {@link Entry#changesInFlight}).
    */
   void changing(Collection<String> keys) {
-    countChanges(keys, 1);
+    changing(keys, false);
+  }
+
+  /**
+   * {@link #changing(Collection)}; with {@code callerTransaction} (the change may be written in a
+   * caller's open transaction, which would keep the rows locked until it ends) the keys are also
+   * {@linkplain #holdForCaller held} from now, before the write, so that no batch formed from now
+   * on takes them, and this waits (at most {@link #BATCH_WAIT_NANOS}) until no batch formed before
+   * holds them either: a batch whose store call met the transaction's row lock would wait for the
+   * transaction's end, and every fire and write-back in the batch with it. Such a batch is written
+   * in milliseconds; the bound only keeps a batch caught by some other lock of the transaction's
+   * (written after it began) from holding the change up for longer.
+   */
+  void changing(Collection<String> keys, boolean callerTransaction) {
+    lock.lock();
+    try {
+      countChangesLocked(keys, 1);
+      if (callerTransaction) {
+        holdLocked(keys);
+        awaitBatchesOf(keys);
+      }
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -1312,21 +1368,113 @@ final class Dispatcher {
    * notices.
    */
   void changeEnded(Collection<String> keys) {
-    countChanges(keys, -1);
+    changeEnded(keys, false);
   }
 
-  /** Adds {@code delta} to the count of changes in flight of each tracked entry, never below 0. */
-  private void countChanges(Collection<String> keys, int delta) {
+  /**
+   * {@link #changeEnded(Collection)} for {@link #changing(Collection, boolean)}: releases the hold
+   * that call took (the transaction's own hold, taken after the write, stays until it ends).
+   */
+  void changeEnded(Collection<String> keys, boolean callerTransaction) {
+    lock.lock();
+    try {
+      if (callerTransaction) {
+        releaseLocked(keys);
+      }
+      countChangesLocked(keys, -1);
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Counts batches on from now on: see {@link #inBatch}. Call before the workers start. */
+  void trackBatches() {
+    trackBatches = true;
+  }
+
+  /** True if batches are counted ({@link #trackBatches()}). */
+  boolean tracksBatches() {
+    return trackBatches;
+  }
+
+  /**
+   * A batch of write-backs is about to be written: of these keys, returns those a caller's open
+   * transaction holds (to be set aside, as {@link #heldForCaller(String)} says) and counts the
+   * others as in a batch until {@link #leaveBatch}, in one acquisition of the lock, so that a
+   * change that holds a key after this look waits for the batch ({@link #changing(Collection,
+   * boolean)}). Without {@link #trackBatches()} only the holds are looked at.
+   */
+  Set<String> enterBatch(List<String> keys) {
+    if (!anyHeldForCaller && !trackBatches) {
+      return Set.of(); // the common case: two volatile reads
+    }
+    lock.lock();
+    try {
+      Set<String> held = Set.of();
+      for (String key : keys) {
+        if (heldForCaller.containsKey(key)) {
+          held = held.isEmpty() ? new java.util.HashSet<>() : held;
+          held.add(key);
+        } else if (trackBatches) {
+          inBatch.merge(key, 1, Integer::sum);
+        }
+      }
+      return held;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The batch that {@link #enterBatch} (or a start-mark batch's {@code cover}) counted these keys
+   * for has been written, or has failed. Call with the keys it counted (none when batches are not
+   * tracked).
+   */
+  void leaveBatch(Collection<String> keys) {
+    if (!trackBatches || keys.isEmpty()) {
+      return;
+    }
     lock.lock();
     try {
       for (String key : keys) {
-        Entry e = tracked.get(key);
-        if (e != null) {
-          e.changesInFlight = Math.max(0, e.changesInFlight + delta);
-        }
+        inBatch.computeIfPresent(key, (k, n) -> n == 1 ? null : n - 1);
+      }
+      if (awaitingBatches > 0) {
+        batchLeft.signalAll();
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /**
+   * Call only with the lock held. Waits, at most {@link #BATCH_WAIT_NANOS}, until no batch being
+   * written holds one of these keys.
+   */
+  private void awaitBatchesOf(Collection<String> keys) {
+    long left = BATCH_WAIT_NANOS;
+    awaitingBatches++;
+    try {
+      while (left > 0 && keys.stream().anyMatch(inBatch::containsKey)) {
+        left = batchLeft.awaitNanos(left);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the change goes on; the caller sees the flag
+    } finally {
+      awaitingBatches--;
+    }
+  }
+
+  /**
+   * Call only with the lock held. Adds {@code delta} to the count of changes in flight of each
+   * tracked entry, never below 0.
+   */
+  private void countChangesLocked(Collection<String> keys, int delta) {
+    for (String key : keys) {
+      Entry e = tracked.get(key);
+      if (e != null) {
+        e.changesInFlight = Math.max(0, e.changesInFlight + delta);
+      }
     }
   }
 
@@ -1509,12 +1657,18 @@ final class Dispatcher {
     }
   }
 
-  /** Call only with the lock held. Covers each entry with {@code b}; returns {@code b}. */
-  private static MarkBatch cover(List<Entry> entries, MarkBatch b) {
+  /**
+   * Call only with the lock held. Covers each entry with {@code b}; returns {@code b}. With {@link
+   * #trackBatches()} its keys count as in a batch until its writer calls {@link #leaveBatch}.
+   */
+  private MarkBatch cover(List<Entry> entries, MarkBatch b) {
     for (Entry q : entries) {
       q.mark = b;
       q.markedVersion = q.record.version();
       b.marks.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
+      if (trackBatches) {
+        inBatch.merge(q.key, 1, Integer::sum);
+      }
     }
     return b;
   }

@@ -341,15 +341,25 @@ final class FireRunner {
    * like an outage: the rest of the batch then waits for its retries untried.
    */
   private void writeBatch(List<Queued> batch) {
-    if (dispatcher.anyHeldForCaller()) {
-      batch = setAsideHeld(batch);
+    Set<String> held =
+        dispatcher.anyHeldForCaller() || dispatcher.tracksBatches()
+            ? dispatcher.enterBatch(keys(batch))
+            : Set.of();
+    if (!held.isEmpty()) {
+      batch = setAsideHeld(batch, held);
       if (batch.isEmpty()) {
         return;
       }
     }
     List<Optional<JobRecord>> stored;
     try {
-      stored = config.store().runsFinished(batch.stream().map(Queued::result).toList());
+      try {
+        stored = config.store().runsFinished(batch.stream().map(Queued::result).toList());
+      } finally {
+        if (dispatcher.tracksBatches()) {
+          dispatcher.leaveBatch(keys(batch)); // before any retry alone, which counts its own
+        }
+      }
       if (stored == null || stored.size() != batch.size()) {
         throw new IllegalStateException(
             "the store answered a batch of " + batch.size() + " write-backs with " + stored);
@@ -383,16 +393,24 @@ final class FireRunner {
   /** How often a write-back set aside for a caller's open transaction looks again (10 ms). */
   static final long HELD_RECHECK_NANOS = 10_000_000L;
 
+  private static List<String> keys(List<Queued> batch) {
+    List<String> keys = new ArrayList<>(batch.size());
+    for (Queued q : batch) {
+      keys.add(q.result().key());
+    }
+    return keys;
+  }
+
   /**
-   * Returns the batch without the write-backs of jobs whose rows a caller's open transaction holds
-   * ({@link Dispatcher#holdForCaller}): each of those waits, without a store call, until that
-   * transaction has ended, and is then written alone; writing it in the batch would hold every
-   * other write-back of the batch until then.
+   * Returns the batch without the write-backs of the {@code held} jobs, whose rows a caller's open
+   * transaction holds ({@link Dispatcher#enterBatch}): each of those waits, without a store call,
+   * until that transaction has ended, and is then written alone; writing it in the batch would hold
+   * every other write-back of the batch until then.
    */
-  private List<Queued> setAsideHeld(List<Queued> batch) {
+  private List<Queued> setAsideHeld(List<Queued> batch, Set<String> held) {
     List<Queued> rest = new ArrayList<>(batch.size());
     for (Queued q : batch) {
-      if (dispatcher.heldForCaller(q.result().key())) {
+      if (held.contains(q.result().key())) {
         waitForCaller(q);
       } else {
         rest.add(q);
@@ -421,13 +439,19 @@ final class FireRunner {
    * ended: its row cannot be read).
    */
   private boolean writeAlone(Queued q) {
-    if (dispatcher.heldForCaller(q.result().key())) {
+    List<String> key = List.of(q.result().key());
+    if (!dispatcher.enterBatch(key).isEmpty()) {
       waitForCaller(q); // see setAsideHeld
       return false;
     }
     Optional<JobRecord> stored;
     try {
-      stored = Objects.requireNonNullElse(config.store().runFinished(q.result()), Optional.empty());
+      try {
+        stored =
+            Objects.requireNonNullElse(config.store().runFinished(q.result()), Optional.empty());
+      } finally {
+        dispatcher.leaveBatch(key);
+      }
       health.ok();
     } catch (UnreadableJobException ex) {
       if (q.failures() > 0) {
@@ -536,11 +560,18 @@ final class FireRunner {
     if (e.changesInFlight == 0 && e.changedWhileRunning == null) {
       return; // the common case: two volatile reads
     }
-    log.trace("job '{}': changed since taken; its run is marked again", r.key());
     long deadline = System.nanoTime() + CHANGE_WAIT_NANOS;
     while (e.changesInFlight > 0 && deadline - System.nanoTime() > 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
     }
+    if (dispatcher.heldForCaller(r.key())) {
+      // Made in a caller's open transaction, which keeps the row locked: this mark would wait for
+      // its end. The re-read at that end marks the run going here instead (KairosScheduler's
+      // resync: markGoingRuns, markPausedRun), as for a change made before the run's start.
+      log.trace("job '{}': changed in an open transaction since taken; marked at its end", r.key());
+      return;
+    }
+    log.trace("job '{}': changed since taken; its run is marked again", r.key());
     markStarted(r.key(), fire, start);
   }
 
@@ -575,6 +606,9 @@ final class FireRunner {
     } catch (RuntimeException ex) {
       health.failed("marking the start of " + b.marks.size() + " run(s)", ex);
     } finally {
+      if (dispatcher.tracksBatches()) {
+        dispatcher.leaveBatch(b.marks.stream().map(dev.kairos.spi.StartMark::key).toList());
+      }
       b.complete(ok);
     }
     return ok;

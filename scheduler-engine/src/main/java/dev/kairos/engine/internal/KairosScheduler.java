@@ -129,6 +129,9 @@ public final class KairosScheduler implements Scheduler {
   public KairosScheduler(EngineConfig config) {
     this.config = config;
     this.dispatcher = new Dispatcher(config.time(), config.windowSize(), config.limits());
+    if (config.callerTransactions() != CallerTransactions.NONE) {
+      dispatcher.trackBatches(); // a change in a caller's transaction waits for them: see changing
+    }
     if (!clustered()) { // a claim tells a cluster's recoveries
       dispatcher.recoverStartsNotEnded();
     }
@@ -460,7 +463,8 @@ public final class KairosScheduler implements Scheduler {
       settle();
       Upsert u;
       List<String> keys = List.of(valid.key());
-      dispatcher.changing(keys); // see markAgainAfterChange
+      boolean inCallers = config.callerTransactions().mayJoin();
+      dispatcher.changing(keys, inCallers); // see markAgainAfterChange
       try {
         try {
           u = config.store().upsert(fresh(valid, first));
@@ -479,7 +483,7 @@ public final class KairosScheduler implements Scheduler {
               });
         }
       } finally {
-        dispatcher.changeEnded(keys);
+        dispatcher.changeEnded(keys, inCallers);
       }
       log.debug(
           "job '{}' {}: {}, next fire {}",
@@ -752,6 +756,9 @@ public final class KairosScheduler implements Scheduler {
     requireKey(key);
     checkNotClosed();
     changes.lock();
+    List<String> keys = List.of(key);
+    boolean inCallers = config.callerTransactions().mayJoin();
+    dispatcher.changing(keys, inCallers); // held before the delete, as other changes are
     try {
       // The heap first: a worker whose write-back finds the row already deleted must not re-queue
       // the job from a change it saw before the deletion. If the store then fails, the heap is
@@ -761,16 +768,17 @@ public final class KairosScheduler implements Scheduler {
       try {
         deleted = config.store().delete(key);
       } catch (RuntimeException e) {
-        resyncWhenSettled(List.of(key));
+        resyncWhenSettled(keys);
         throw e;
       }
-      toHeap(List.of(key), () -> {}); // a rollback brings the job back
+      toHeap(keys, () -> {}); // a rollback brings the job back
       refused.remove(key);
       if (deleted) {
         log.debug("job '{}' unscheduled", key);
       }
       return deleted;
     } finally {
+      dispatcher.changeEnded(keys, inCallers);
       changes.unlock();
     }
   }
@@ -832,11 +840,12 @@ public final class KairosScheduler implements Scheduler {
         calls.add(new BulkCall(fresh.get(i)));
       }
       List<String> keys = fresh.stream().flatMap(List::stream).map(JobRecord::key).toList();
-      dispatcher.changing(keys); // see markAgainAfterChange
+      boolean inCallers = config.callerTransactions().mayJoin();
+      dispatcher.changing(keys, inCallers); // see markAgainAfterChange
       try {
         failure = upsertChunks(calls, failedKeys, out);
       } finally {
-        dispatcher.changeEnded(keys);
+        dispatcher.changeEnded(keys, inCallers);
       }
     } finally {
       changes.unlock();
@@ -998,6 +1007,8 @@ public final class KairosScheduler implements Scheduler {
     for (int from = 0; from < distinct.size(); from += BATCH_CHUNK) {
       List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
       changes.lock();
+      boolean inCallers = config.callerTransactions().mayJoin();
+      dispatcher.changing(chunk, inCallers); // held before the delete, as unschedule does
       try {
         dispatcher.deletedAll(chunk); // the heap first, as unschedule does
         List<String> gone = config.store().deleteAll(chunk);
@@ -1007,6 +1018,7 @@ public final class KairosScheduler implements Scheduler {
         resyncWhenSettled(chunk);
         throw partly(e, "unscheduled", from, distinct.size(), "keys");
       } finally {
+        dispatcher.changeEnded(chunk, inCallers);
         changes.unlock();
       }
     }
@@ -1156,9 +1168,10 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     List<String> keys = List.of(key);
+    boolean inCallers = config.callerTransactions().mayJoin();
     try {
       settle();
-      dispatcher.changing(keys);
+      dispatcher.changing(keys, inCallers);
       for (; ; ) {
         Optional<JobRecord> current = config.store().find(key);
         if (current.isEmpty()) {
@@ -1204,7 +1217,7 @@ public final class KairosScheduler implements Scheduler {
         }
       }
     } finally {
-      dispatcher.changeEnded(keys);
+      dispatcher.changeEnded(keys, inCallers);
       changes.unlock();
     }
   }

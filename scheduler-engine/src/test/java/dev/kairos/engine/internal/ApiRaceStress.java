@@ -128,13 +128,21 @@ public final class ApiRaceStress {
             .gracePeriod(Duration.ofSeconds(10))
             .handler("h", this::record)
             .callerTransactions(
-                reread -> {
-                  List<Runnable> open = transaction.get();
-                  if (open == null) {
-                    return false;
+                new dev.kairos.engine.CallerTransactions() {
+                  @Override
+                  public boolean afterCompletion(Runnable reread) {
+                    List<Runnable> open = transaction.get();
+                    if (open == null) {
+                      return false;
+                    }
+                    open.add(reread);
+                    return true;
                   }
-                  open.add(reread);
-                  return true;
+
+                  @Override
+                  public boolean mayJoin() { // the changes hold their keys before writing
+                    return transaction.get() != null;
+                  }
                 })
             .build();
     List<String> silent = new ArrayList<>();

@@ -1,0 +1,265 @@
+package dev.kairos.engine.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.kairos.JobSpec;
+import dev.kairos.engine.CallerTransactions;
+import dev.kairos.engine.Kairos;
+import dev.kairos.spi.JobRecord;
+import dev.kairos.spi.RunResult;
+import dev.kairos.spi.StartMark;
+import dev.kairos.spi.Upsert;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A batch of write-backs formed before a change made in a caller's open transaction, and written
+ * after that change locked the job's row, would wait for the transaction's end, and every run in
+ * the batch (on a single writer thread, every write-back behind it) with it: seen on MariaDB as
+ * three other jobs without a fire for the 2 s an application's transaction around {@code
+ * unschedule()} stayed open. The change now holds its keys before it writes and waits for batches
+ * already formed with them ({@link Dispatcher#changing(java.util.Collection, boolean)}). Real
+ * threads over a store that batches runs and locks the rows an open "transaction" wrote, as a
+ * database does; the batch with the changed job is held at the store's door until the change has
+ * begun.
+ */
+class CallerTransactionBatchesTest {
+  /** The thread of the open transaction, or null. */
+  private volatile Thread txThread;
+
+  private final List<Runnable> atEnd = new CopyOnWriteArrayList<>();
+  private final LockingStore store = new LockingStore();
+  private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+  private KairosScheduler scheduler;
+
+  private final CallerTransactions transactions =
+      new CallerTransactions() {
+        @Override
+        public boolean afterCompletion(Runnable reread) {
+          if (Thread.currentThread() != txThread) {
+            return false;
+          }
+          atEnd.add(reread);
+          return true;
+        }
+
+        @Override
+        public boolean mayJoin() {
+          return Thread.currentThread() == txThread;
+        }
+      };
+
+  @AfterEach
+  void close() {
+    endTransaction();
+    if (scheduler != null) {
+      scheduler.close();
+    }
+  }
+
+  private void endTransaction() {
+    txThread = null;
+    store.unlockAll();
+    atEnd.forEach(Runnable::run);
+    atEnd.clear();
+  }
+
+  @Test
+  void unscheduleInOpenTransaction_batchFormedBefore_writtenFirst_othersKeepFiring()
+      throws Exception {
+    changeInOpenTransaction_noBatchWaitsForItsLock(s -> s.unschedule("held"));
+  }
+
+  @Test
+  void pauseInOpenTransaction_batchFormedBefore_writtenFirst_othersKeepFiring() throws Exception {
+    changeInOpenTransaction_noBatchWaitsForItsLock(s -> s.pause("held"));
+  }
+
+  private void changeInOpenTransaction_noBatchWaitsForItsLock(Consumer<KairosScheduler> change)
+      throws Exception {
+    scheduler =
+        Engines.build(
+            Kairos.builder()
+                .store(store)
+                .workers(2)
+                .callerTransactions(transactions)
+                .handler(
+                    "h",
+                    ctx ->
+                        runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
+                            .incrementAndGet()));
+    scheduler.start();
+    for (String key : List.of("held", "other")) {
+      scheduler.schedule(JobSpec.named(key).handler("h").fixedRate(Duration.ofMillis(50)));
+    }
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs("held") >= 3 && runs("other") >= 3);
+
+    store.holdNextBatchWith("held");
+    assertThat(store.atDoor.await(10, TimeUnit.SECONDS)).as("a batch with 'held' came").isTrue();
+    CountDownLatch changed = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread tx =
+        new Thread(
+            () -> {
+              txThread = Thread.currentThread();
+              change.accept(scheduler); // in the open transaction: locks the row
+              changed.countDown();
+              try {
+                release.await(); // the application's transaction stays open
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "caller-tx");
+    tx.start();
+    // The change has begun: it waits for the batch (or, before, has written and locked the row).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> changed.getCount() == 0 || waiting(tx) || store.locked.contains("held"));
+    store.door.countDown(); // the batch goes on to the store
+    assertThat(changed.await(10, TimeUnit.SECONDS)).as("the change returned").isTrue();
+
+    int before = runs("other");
+    await() // the other job keeps firing while the transaction is open
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runs("other") >= before + 5);
+    assertThat(store.waitedForLock.get()).as("store calls that waited for the row lock").isZero();
+
+    release.countDown();
+    tx.join(10_000);
+    endTransaction();
+  }
+
+  private int runs(String key) {
+    AtomicInteger n = runs.get(key);
+    return n == null ? 0 : n.get();
+  }
+
+  private static boolean waiting(Thread t) {
+    Thread.State s = t.getState();
+    return s == Thread.State.WAITING || s == Thread.State.TIMED_WAITING;
+  }
+
+  /**
+   * Batches runs, and locks the rows the open transaction's thread writes until it ends: a batch or
+   * mark that touches a locked row waits, as on a database, and is counted. One batch with a given
+   * key can be held at the door until the test lets it go.
+   */
+  private final class LockingStore extends ForwardingStore {
+    final Set<String> locked = ConcurrentHashMap.newKeySet();
+    final AtomicInteger waitedForLock = new AtomicInteger();
+    final CountDownLatch atDoor = new CountDownLatch(1);
+    final CountDownLatch door = new CountDownLatch(1);
+    private volatile String holdKey;
+
+    void holdNextBatchWith(String key) {
+      holdKey = key;
+    }
+
+    synchronized void unlockAll() {
+      locked.clear();
+      notifyAll();
+    }
+
+    private void lockIfInTransaction(String key) {
+      if (Thread.currentThread() == txThread) {
+        locked.add(key);
+      }
+    }
+
+    private synchronized void awaitUnlocked(List<String> keys) {
+      if (Thread.currentThread() == txThread) {
+        return; // the transaction's own locks
+      }
+      boolean counted = false;
+      while (keys.stream().anyMatch(locked::contains)) {
+        if (!counted) {
+          waitedForLock.incrementAndGet();
+          counted = true;
+        }
+        try {
+          wait(100);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
+      }
+    }
+
+    private void atTheDoor(List<String> keys) {
+      String k = holdKey;
+      if (k != null && keys.contains(k)) {
+        holdKey = null;
+        atDoor.countDown();
+        try {
+          door.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    @Override
+    public boolean batchesRuns() {
+      return true;
+    }
+
+    @Override
+    public Upsert upsert(JobRecord fresh) {
+      lockIfInTransaction(fresh.key());
+      return super.upsert(fresh);
+    }
+
+    @Override
+    public Optional<JobRecord> replace(JobRecord updated, long expectedVersion) {
+      lockIfInTransaction(updated.key());
+      return super.replace(updated, expectedVersion);
+    }
+
+    @Override
+    public boolean delete(String key) {
+      lockIfInTransaction(key);
+      return super.delete(key);
+    }
+
+    @Override
+    public void runStarted(
+        String key, java.time.Instant scheduledFireTime, java.time.Instant start, String instance) {
+      awaitUnlocked(List.of(key));
+      super.runStarted(key, scheduledFireTime, start, instance);
+    }
+
+    @Override
+    public void runsStarted(List<StartMark> marks) {
+      awaitUnlocked(marks.stream().map(StartMark::key).toList());
+    }
+
+    @Override
+    public Optional<JobRecord> runFinished(RunResult result) {
+      List<String> keys = List.of(result.key());
+      atTheDoor(keys);
+      awaitUnlocked(keys);
+      return super.runFinished(result);
+    }
+
+    @Override
+    public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
+      List<String> keys = results.stream().map(RunResult::key).toList();
+      atTheDoor(keys);
+      awaitUnlocked(keys);
+      return results.stream().map(super::runFinished).toList();
+    }
+  }
+}
