@@ -90,17 +90,19 @@ final class LongTransactionScenario {
   }
 
   /**
-   * The other jobs kept firing while the transaction was open: about 20 fires each in 2 s, at least
-   * 20 in all. Before stop 52 a store thread waiting for the row lock stopped them all (0 each),
-   * and before stop 53 held fires took every worker (0-3 in all). Not each: now and then one job's
-   * fire still waits for the whole transaction (0 fires of one job, about 20 of the others; seen on
-   * MariaDB's unschedule and PostgreSQL's bulk step), most likely caught in a batch formed just
-   * before the change (docs/ARCHITECTURE.md) or behind the caller's gap locks.
+   * Each other job kept firing while the transaction was open: about 20 fires each in 2 s, at least
+   * 5 each (a slow machine runs late, and fireOnce() folds late fires). Before stop 52 a store
+   * thread waiting for the row lock stopped them all (0 each); before stop 53 held fires took every
+   * worker (0-3 in all); before stop 54 a batch of write-backs or start marks formed just before
+   * the change and written just after it waited for the row lock (seen as 0 for one job, and in a
+   * CI run 0 for all three on MariaDB's unschedule step): the change now waits for such a batch
+   * before it writes.
    */
   private static void assertKeptFiring(long[] during, String when) {
-    assertThat(Arrays.stream(during).sum())
-        .as("fires of the other jobs while %s: %s", when, Arrays.toString(during))
-        .isGreaterThanOrEqualTo(20);
+    System.out.printf("fires of the other jobs while %s: %s%n", when, Arrays.toString(during));
+    assertThat(Arrays.stream(during).min().orElse(0))
+        .as("fewest fires of one other job while %s: %s", when, Arrays.toString(during))
+        .isGreaterThanOrEqualTo(5);
   }
 
   /**
