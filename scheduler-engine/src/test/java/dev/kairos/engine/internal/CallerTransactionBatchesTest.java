@@ -142,6 +142,35 @@ class CallerTransactionBatchesTest {
     endTransaction();
   }
 
+  /**
+   * Every kind of call, each in a caller's transaction, from 8 threads against 20 busy jobs, over a
+   * store that batches runs (so write-backs and start marks go in batches that the changes wait
+   * for): no fire runs twice, none after a committed pause or unschedule, and every job fires again
+   * at the end (a batch whose keys were never released would hold each change up, not stop fires; a
+   * lost wake-up or a change that never ends would show as silent jobs or a hung call).
+   */
+  @Test
+  void stress_everyCallInACallersTransaction_overABatchingStore() throws Exception {
+    long seed = System.nanoTime();
+    ApiRaceStress.Report r =
+        ApiRaceStress.run(
+            new ForwardingStore() {
+              @Override
+              public boolean batchesRuns() {
+                return true;
+              }
+            },
+            20,
+            8,
+            Duration.ofSeconds(5),
+            seed,
+            true,
+            "012345");
+    assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(100);
+    ApiRaceStress.assertClean(r, seed);
+    assertThat(r.silent()).as("jobs that never fired again (seed %d)", seed).isEmpty();
+  }
+
   private int runs(String key) {
     AtomicInteger n = runs.get(key);
     return n == null ? 0 : n.get();
