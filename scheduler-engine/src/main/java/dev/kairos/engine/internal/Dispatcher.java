@@ -1602,13 +1602,16 @@ final class Dispatcher {
    * Cluster mode: takes up to {@code limit} queued entries that are due now (for another instance's
    * share: its grace has passed too), {@code SCHEDULED}, not recoveries and {@code runnable}, the
    * next to run first; each is then running, owned by the caller, who claims them together with its
-   * own and passes them on through {@link #handOut} (or {@link #finish}es them).
+   * own and passes them on through {@link #handOut} (or {@link #finish}es them). With {@link
+   * #trackBatches()} the taken entries and {@code own}, the caller's, count as in a batch until it
+   * calls {@link #leaveBatch} with their keys after its claim; none are taken while a caller's
+   * transaction holds {@code own}'s key (it is then claimed alone).
    */
-  List<Entry> takeDue(int limit, java.util.function.Predicate<JobRecord> runnable) {
+  List<Entry> takeDue(int limit, java.util.function.Predicate<JobRecord> runnable, Entry own) {
     lock.lock();
     try {
       List<Entry> out = new ArrayList<>();
-      if (shutdown) {
+      if (shutdown || (anyHeldForCaller && heldForCaller.containsKey(own.key))) {
         return out;
       }
       fill(
@@ -1620,8 +1623,14 @@ final class Dispatcher {
       for (Entry q : out) {
         heap.remove(q);
         start(q);
+        if (trackBatches) {
+          inBatch.merge(q.key, 1, Integer::sum);
+        }
       }
       if (!out.isEmpty()) {
+        if (trackBatches) {
+          inBatch.merge(own.key, 1, Integer::sum);
+        }
         deadlineChanged(); // the head may have moved
       }
       return out;

@@ -1479,10 +1479,28 @@ final class FireRunner {
       return claim(taken);
     }
     int ahead = claimAhead();
-    List<Entry> others = ahead > 0 ? dispatcher.takeDue(ahead, this::runnable) : List.of();
+    List<Entry> others = ahead > 0 ? dispatcher.takeDue(ahead, this::runnable, e) : List.of();
     if (others.isEmpty()) {
       return claim(taken);
     }
+    List<String> counted = new ArrayList<>(others.size() + 1); // see Dispatcher#takeDue
+    if (dispatcher.tracksBatches()) {
+      counted.add(e.key);
+      others.forEach(o -> counted.add(o.key));
+    }
+    try {
+      return claimInBatch(e, taken, others, counted);
+    } finally {
+      dispatcher.leaveBatch(counted); // if the claim did not get that far (else empty by then)
+    }
+  }
+
+  /**
+   * {@link #claimWithOthers} once the others are taken; {@code counted} is left (and emptied) right
+   * after the claim's store call, before anything that may wait for the change lock.
+   */
+  private Optional<ClusterStore.Claimed> claimInBatch(
+      Entry e, JobRecord taken, List<Entry> others, List<String> counted) {
     List<Entry> claiming = new ArrayList<>();
     List<Decision> decisions = new ArrayList<>();
     List<JobRecord> records = new ArrayList<>(List.of(taken));
@@ -1517,6 +1535,9 @@ final class FireRunner {
     } catch (RuntimeException ex) { // not retried (an unreadable row): each settles as lost
       log.warn("claiming {} job(s) failed; each is settled as a lost claim", records.size(), ex);
       answers = Collections.nCopies(records.size(), Optional.empty());
+    } finally {
+      dispatcher.leaveBatch(counted);
+      counted.clear();
     }
     for (int i = 0; i < claiming.size(); i++) {
       Entry o = claiming.get(i);
