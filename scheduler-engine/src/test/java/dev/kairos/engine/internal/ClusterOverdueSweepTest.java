@@ -75,11 +75,24 @@ class ClusterOverdueSweepTest {
     return s;
   }
 
+  /**
+   * Waits until {@code s} has read its first window (its next wake-up is then the next load,
+   * minutes away): jobs scheduled after that reach it only through the change feed or the sweep.
+   * Scheduled before, its first load would find them, and the sweep would report none missed.
+   */
+  private static void awaitFirstLoad(Scheduler s) {
+    KairosScheduler k = (KairosScheduler) s;
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> k.nextDue().map(t -> t.isAfter(Instant.now().plusSeconds(30))).orElse(false));
+  }
+
   @Test
   void jobsWhoseChangesTheFeedLost_runOnceWhenOverdue() {
     Scheduler a = instance("a", losingFeed());
     Scheduler b = instance("b", shared);
     a.start();
+    awaitFirstLoad(a);
     Instant now = Instant.now();
     for (int i = 0; i < 20; i++) {
       b.schedule(JobSpec.named("lost-" + i).handler("h").at(now));
@@ -121,6 +134,7 @@ class ClusterOverdueSweepTest {
     shared.upsertAll(elsewhere);
     Scheduler b = instance("b", shared);
     a.start();
+    awaitFirstLoad(a);
     for (int i = 0; i < 5; i++) {
       b.schedule(JobSpec.named("lost-" + i).handler("h").at(now));
     }
