@@ -32,7 +32,10 @@ public interface CallerTransactions {
   /**
    * Whether a store call made now on the calling thread might take part in a transaction of the
    * caller's. If it might, the engine makes the store calls of a bulk change on this thread only
-   * (another thread's would not join the transaction). Asked before the bulk forms write.
+   * (another thread's would not join the transaction), and before any change's write it holds the
+   * changed jobs out of the batches it writes for other jobs and waits for the batches already
+   * being written with them, so that none of those meets the transaction's row locks. Asked before
+   * each change's write.
    *
    * @return true if a caller's transaction may be open on this thread; {@link #NONE}: false
    */
