@@ -91,9 +91,10 @@ import org.slf4j.LoggerFactory;
  *       <em>before</em> its write ({@link #changing(Collection, boolean)}) and then waits, on
  *       {@code batchLeft}, until no batch being written counts them ({@code inBatch}: write-backs
  *       from {@link #enterBatch} to {@link #leaveBatch}, start marks from {@code cover} to their
- *       write): a batch is formed either before the hold (then the change waits for it, so it never
- *       meets the row lock) or after (then it leaves the key out). The wait is bounded ({@link
- *       #BATCH_WAIT_NANOS}); no batch waits for anything a caller holds but that lock.
+ *       write, cluster claims from {@link #takeDue} to their claim): a batch is formed either
+ *       before the hold (then the change waits for it, so it never meets the row lock) or after
+ *       (then it leaves the key out). The wait is bounded ({@link #BATCH_WAIT_NANOS}); no batch
+ *       waits for anything a caller holds but that lock.
  *   <li>Cluster mode: when the store refuses a claim because the limit is full in the cluster
  *       ({@link #limitFull}), the limit <b>backs off</b> on this instance until one poll interval
  *       later: no fire of it is admitted or handed a permit, so the waiting fires do not each ask
