@@ -1422,8 +1422,8 @@ final class Dispatcher {
         if (heldForCaller.containsKey(key)) {
           held = held.isEmpty() ? new java.util.HashSet<>() : held;
           held.add(key);
-        } else if (trackBatches) {
-          inBatch.merge(key, 1, Integer::sum);
+        } else {
+          countInBatch(key);
         }
       }
       return held;
@@ -1451,6 +1451,13 @@ final class Dispatcher {
       }
     } finally {
       lock.unlock();
+    }
+  }
+
+  /** Call only with the lock held. With {@link #trackBatches()}, counts {@code key} in a batch. */
+  private void countInBatch(String key) {
+    if (trackBatches) {
+      inBatch.merge(key, 1, Integer::sum);
     }
   }
 
@@ -1624,14 +1631,10 @@ final class Dispatcher {
       for (Entry q : out) {
         heap.remove(q);
         start(q);
-        if (trackBatches) {
-          inBatch.merge(q.key, 1, Integer::sum);
-        }
+        countInBatch(q.key);
       }
       if (!out.isEmpty()) {
-        if (trackBatches) {
-          inBatch.merge(own.key, 1, Integer::sum);
-        }
+        countInBatch(own.key);
         deadlineChanged(); // the head may have moved
       }
       return out;
@@ -1682,9 +1685,7 @@ final class Dispatcher {
       q.mark = b;
       q.markedVersion = q.record.version();
       b.marks.add(new dev.kairos.spi.StartMark(q.key, q.markedVersion));
-      if (trackBatches) {
-        inBatch.merge(q.key, 1, Integer::sum);
-      }
+      countInBatch(q.key);
     }
     return b;
   }

@@ -463,8 +463,7 @@ public final class KairosScheduler implements Scheduler {
       settle();
       Upsert u;
       List<String> keys = List.of(valid.key());
-      boolean inCallers = config.callerTransactions().mayJoin();
-      dispatcher.changing(keys, inCallers); // see markAgainAfterChange
+      boolean inCallers = changing(keys);
       try {
         try {
           u = config.store().upsert(fresh(valid, first));
@@ -757,8 +756,7 @@ public final class KairosScheduler implements Scheduler {
     checkNotClosed();
     changes.lock();
     List<String> keys = List.of(key);
-    boolean inCallers = config.callerTransactions().mayJoin();
-    dispatcher.changing(keys, inCallers); // held before the delete, as other changes are
+    boolean inCallers = changing(keys); // held before the delete, as other changes are
     try {
       // The heap first: a worker whose write-back finds the row already deleted must not re-queue
       // the job from a change it saw before the deletion. If the store then fails, the heap is
@@ -840,8 +838,7 @@ public final class KairosScheduler implements Scheduler {
         calls.add(new BulkCall(fresh.get(i)));
       }
       List<String> keys = fresh.stream().flatMap(List::stream).map(JobRecord::key).toList();
-      boolean inCallers = config.callerTransactions().mayJoin();
-      dispatcher.changing(keys, inCallers); // see markAgainAfterChange
+      boolean inCallers = changing(keys);
       try {
         failure = upsertChunks(calls, failedKeys, out);
       } finally {
@@ -1007,8 +1004,7 @@ public final class KairosScheduler implements Scheduler {
     for (int from = 0; from < distinct.size(); from += BATCH_CHUNK) {
       List<String> chunk = distinct.subList(from, Math.min(distinct.size(), from + BATCH_CHUNK));
       changes.lock();
-      boolean inCallers = config.callerTransactions().mayJoin();
-      dispatcher.changing(chunk, inCallers); // held before the delete, as unschedule does
+      boolean inCallers = changing(chunk); // held before the delete, as unschedule does
       try {
         dispatcher.deletedAll(chunk); // the heap first, as unschedule does
         List<String> gone = config.store().deleteAll(chunk);
@@ -1064,6 +1060,18 @@ public final class KairosScheduler implements Scheduler {
       dispatcher.releaseForCaller(later);
       now.run();
     }
+  }
+
+  /**
+   * A change of these keys is about to be written: {@link Dispatcher#changing(Collection,
+   * boolean)}, holding them first if the write may join a caller's transaction. Returns whether it
+   * may, for the matching {@link Dispatcher#changeEnded(Collection, boolean)}. Call with the change
+   * lock held.
+   */
+  private boolean changing(List<String> keys) {
+    boolean inCallers = config.callerTransactions().mayJoin();
+    dispatcher.changing(keys, inCallers); // see FireRunner's markAgainAfterChange
+    return inCallers;
   }
 
   /** {@link #resync} now, or when the caller's open transaction ends (see {@link #toHeap}). */
@@ -1167,58 +1175,69 @@ public final class KairosScheduler implements Scheduler {
     requireKey(key);
     checkNotClosed();
     changes.lock();
-    List<String> keys = List.of(key);
-    boolean inCallers = config.callerTransactions().mayJoin();
     try {
       settle();
-      dispatcher.changing(keys, inCallers);
-      for (; ; ) {
-        Optional<JobRecord> current = config.store().find(key);
-        if (current.isEmpty()) {
-          return false;
-        }
-        JobRecord r = current.get();
-        JobRecord wanted = how.apply(r);
-        if (wanted == r) {
-          return true;
-        }
-        boolean keepMark = keepsRunMark(r, wanted);
-        Instant pausedRun = pausedRunStart(r, wanted);
-        if (keepMark) {
-          wanted = wanted.withSchedule(wanted.schedule().withState(JobState.RUNNING));
-        }
-        Optional<JobRecord> stored;
-        try {
-          stored = config.store().replace(wanted, r.version());
-        } catch (RuntimeException e) {
-          throw writeFailed(key, e);
-        }
-        if (keepMark) {
-          log.trace("job '{}': changed during its run; written RUNNING", key);
-        }
-        if (stored.isPresent()) {
-          // The engine holds the job SCHEDULED at the stored version, as for any marked run.
-          JobRecord seen =
-              keepMark
-                  ? stored.get().withSchedule(stored.get().schedule().withState(JobState.SCHEDULED))
-                  : stored.get();
-          // A resumed job can break the catch-up rule as a loaded one can: not queued then.
-          boolean ok = readable(seen, config.time().now());
-          JobRecord paused = stored.get();
-          toHeap(
-              keys,
-              () -> {
-                if (pausedRun != null) {
-                  markPausedRun(paused, pausedRun); // in a caller's transaction: at its end
-                }
-                dispatcher.changed(key, ok ? seen : null);
-              });
-          return true;
-        }
+      List<String> keys = List.of(key);
+      boolean inCallers = changing(keys);
+      try {
+        return compareAndSet(key, keys, how);
+      } finally {
+        dispatcher.changeEnded(keys, inCallers);
       }
     } finally {
-      dispatcher.changeEnded(keys, inCallers);
       changes.unlock();
+    }
+  }
+
+  /**
+   * The write of {@link #change}: reads the job, applies {@code how} and replaces it at the version
+   * read, again while a write-back races it. Call with the change lock held and the change counted
+   * ({@link #changing}).
+   */
+  private boolean compareAndSet(String key, List<String> keys, UnaryOperator<JobRecord> how) {
+    for (; ; ) {
+      Optional<JobRecord> current = config.store().find(key);
+      if (current.isEmpty()) {
+        return false;
+      }
+      JobRecord r = current.get();
+      JobRecord wanted = how.apply(r);
+      if (wanted == r) {
+        return true;
+      }
+      boolean keepMark = keepsRunMark(r, wanted);
+      Instant pausedRun = pausedRunStart(r, wanted);
+      if (keepMark) {
+        wanted = wanted.withSchedule(wanted.schedule().withState(JobState.RUNNING));
+      }
+      Optional<JobRecord> stored;
+      try {
+        stored = config.store().replace(wanted, r.version());
+      } catch (RuntimeException e) {
+        throw writeFailed(key, e);
+      }
+      if (keepMark) {
+        log.trace("job '{}': changed during its run; written RUNNING", key);
+      }
+      if (stored.isPresent()) {
+        // The engine holds the job SCHEDULED at the stored version, as for any marked run.
+        JobRecord seen =
+            keepMark
+                ? stored.get().withSchedule(stored.get().schedule().withState(JobState.SCHEDULED))
+                : stored.get();
+        // A resumed job can break the catch-up rule as a loaded one can: not queued then.
+        boolean ok = readable(seen, config.time().now());
+        JobRecord paused = stored.get();
+        toHeap(
+            keys,
+            () -> {
+              if (pausedRun != null) {
+                markPausedRun(paused, pausedRun); // in a caller's transaction: at its end
+              }
+              dispatcher.changed(key, ok ? seen : null);
+            });
+        return true;
+      }
     }
   }
 
