@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
 import dev.kairos.engine.CallerTransactions;
+import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
+import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.spi.RunResult;
 import dev.kairos.spi.StartMark;
@@ -33,14 +35,15 @@ import org.junit.jupiter.api.Test;
  * already formed with them ({@link Dispatcher#changing(java.util.Collection, boolean)}). Real
  * threads over a store that batches runs and locks the rows an open "transaction" wrote, as a
  * database does; the batch with the changed job is held at the store's door until the change has
- * begun.
+ * begun. In cluster mode the same holds for a batch of claims ({@link Dispatcher#takeDue}): a claim
+ * batch formed before the change and sent after it would wait for the lock, and every fire in it.
  */
 class CallerTransactionBatchesTest {
   /** The thread of the open transaction, or null. */
   private volatile Thread txThread;
 
   private final List<Runnable> atEnd = new CopyOnWriteArrayList<>();
-  private final LockingStore store = new LockingStore();
+  private LockingStore store = new LockingStore(false);
   private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
   private KairosScheduler scheduler;
 
@@ -87,6 +90,20 @@ class CallerTransactionBatchesTest {
     changeInOpenTransaction_noBatchWaitsForItsLock(s -> s.pause("held"));
   }
 
+  @Test
+  void clustered_unscheduleInOpenTransaction_claimBatchFormedBefore_claimedFirst_othersKeepFiring()
+      throws Exception {
+    store = new LockingStore(true);
+    changeInOpenTransaction_noBatchWaitsForItsLock(s -> s.unschedule("held"));
+  }
+
+  @Test
+  void clustered_pauseInOpenTransaction_claimBatchFormedBefore_claimedFirst_othersKeepFiring()
+      throws Exception {
+    store = new LockingStore(true);
+    changeInOpenTransaction_noBatchWaitsForItsLock(s -> s.pause("held"));
+  }
+
   private void changeInOpenTransaction_noBatchWaitsForItsLock(Consumer<KairosScheduler> change)
       throws Exception {
     scheduler =
@@ -94,6 +111,7 @@ class CallerTransactionBatchesTest {
             Kairos.builder()
                 .store(store)
                 .workers(2)
+                .instanceId("a")
                 .callerTransactions(transactions)
                 .handler(
                     "h",
@@ -101,12 +119,16 @@ class CallerTransactionBatchesTest {
                         runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
                             .incrementAndGet()));
     scheduler.start();
-    for (String key : List.of("held", "other")) {
-      scheduler.schedule(JobSpec.named(key).handler("h").fixedRate(Duration.ofMillis(50)));
-    }
+    // One grid for both: their fires fall due together, so batches (of claims, of write-backs)
+    // hold both keys.
+    java.time.Instant start = java.time.Instant.now().plusMillis(100);
+    scheduler.scheduleAll(
+        List.of("held", "other").stream()
+            .map(k -> JobSpec.named(k).handler("h").fixedRate(Duration.ofMillis(50)).startAt(start))
+            .toList());
     await().atMost(Duration.ofSeconds(10)).until(() -> runs("held") >= 3 && runs("other") >= 3);
 
-    store.holdNextBatchWith("held");
+    store.holdNextBatchWith("held"); // cluster mode: a claim batch; else a write-back batch
     assertThat(store.atDoor.await(10, TimeUnit.SECONDS)).as("a batch with 'held' came").isTrue();
     CountDownLatch changed = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
@@ -182,16 +204,22 @@ class CallerTransactionBatchesTest {
   }
 
   /**
-   * Batches runs, and locks the rows the open transaction's thread writes until it ends: a batch or
-   * mark that touches a locked row waits, as on a database, and is counted. One batch with a given
-   * key can be held at the door until the test lets it go.
+   * Batches runs, and locks the rows the open transaction's thread writes until it ends: a batch,
+   * mark or claim that touches a locked row waits, as on a database, and is counted. One batch with
+   * a given key (of claims when clustered, else of write-backs) can be held at the door until the
+   * test lets it go.
    */
-  private final class LockingStore extends ForwardingStore {
+  private final class LockingStore extends ForwardingClusterStore {
     final Set<String> locked = ConcurrentHashMap.newKeySet();
     final AtomicInteger waitedForLock = new AtomicInteger();
     final CountDownLatch atDoor = new CountDownLatch(1);
     final CountDownLatch door = new CountDownLatch(1);
     private volatile String holdKey;
+
+    /** Cluster mode (a shared store), or one instance. */
+    LockingStore(boolean clustered) {
+      super(clustered ? InMemoryStore.shared(TimeSource.system()) : new InMemoryStore());
+    }
 
     void holdNextBatchWith(String key) {
       holdKey = key;
@@ -276,9 +304,28 @@ class CallerTransactionBatchesTest {
     }
 
     @Override
+    public Optional<Claimed> claim(JobRecord expected, String instance, Duration lease) {
+      awaitUnlocked(List.of(expected.key()));
+      return super.claim(expected, instance, lease);
+    }
+
+    @Override
+    public List<Optional<Claimed>> claimAll(
+        List<JobRecord> expected, String instance, Duration lease) {
+      List<String> keys = expected.stream().map(JobRecord::key).toList();
+      if (clustered()) {
+        atTheDoor(keys);
+      }
+      awaitUnlocked(keys);
+      return super.claimAll(expected, instance, lease);
+    }
+
+    @Override
     public Optional<JobRecord> runFinished(RunResult result) {
       List<String> keys = List.of(result.key());
-      atTheDoor(keys);
+      if (!clustered()) {
+        atTheDoor(keys);
+      }
       awaitUnlocked(keys);
       return super.runFinished(result);
     }
@@ -286,7 +333,9 @@ class CallerTransactionBatchesTest {
     @Override
     public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
       List<String> keys = results.stream().map(RunResult::key).toList();
-      atTheDoor(keys);
+      if (!clustered()) {
+        atTheDoor(keys);
+      }
       awaitUnlocked(keys);
       return results.stream().map(super::runFinished).toList();
     }

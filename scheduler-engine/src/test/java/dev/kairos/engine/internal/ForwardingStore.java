@@ -17,7 +17,17 @@ import java.util.Optional;
  */
 class ForwardingStore implements JobStore {
   /** The store the calls go to. */
-  final InMemoryStore delegate = new InMemoryStore();
+  final InMemoryStore delegate;
+
+  /** Over a fresh, unshared {@link InMemoryStore}. */
+  ForwardingStore() {
+    this(new InMemoryStore());
+  }
+
+  /** Over {@code delegate} (e.g. a {@link InMemoryStore#shared shared} one). */
+  ForwardingStore(InMemoryStore delegate) {
+    this.delegate = delegate;
+  }
 
   @Override
   public Upsert upsert(JobRecord fresh) {
