@@ -105,7 +105,9 @@ class ClockStepTest {
                   }
                 })
             .build()) {
-      Instant first = clock.now().plusMillis(200).truncatedTo(ChronoUnit.MILLIS);
+      // Far enough ahead that schedule() returns before it on a slow machine (a start already
+      // past at schedule() time means the next slot, and the latches below would wait for nothing).
+      Instant first = clock.now().plusMillis(1000).truncatedTo(ChronoUnit.MILLIS);
       clock.watched.set(first.plus(STEP));
       s.schedule(
           JobSpec.named("replaced")

@@ -80,7 +80,7 @@ class ClusterPausedClaimTest {
   void pausedLongerThanTheLeaseAfterItsClaim_theRecoveredFireIsNotRunAgainOnResume() {
     KairosScheduler a = instance("a", pausingAfterClaim());
     a.start();
-    Instant fire = Instant.now().plusMillis(200);
+    Instant fire = Instant.now().plusMillis(1000); // not past when schedule() returns, however slow
     a.schedule(JobSpec.named("j").handler("h").fixedRate(Duration.ofHours(1)).startAt(fire));
     await().atMost(Duration.ofSeconds(20)).until(paused::get); // a won the claim, and is paused
 

@@ -74,7 +74,7 @@ class ClusterReplaceTest {
     KairosScheduler b = instance("b");
     a.start();
     b.start();
-    Instant t0 = Instant.now().plusMillis(300);
+    Instant t0 = Instant.now().plusMillis(1000); // not past when schedule() returns, however slow
     a.schedule(
         JobSpec.named("j")
             .handler("h")
