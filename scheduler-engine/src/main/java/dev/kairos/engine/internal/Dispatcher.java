@@ -257,6 +257,13 @@ final class Dispatcher {
   /** When the next window load is due (epoch nanos). Guarded by lock. */
   private long nextLoad = Long.MAX_VALUE;
 
+  /**
+   * Load no later than this ({@link Entry#nanos}), or {@code Long.MAX_VALUE}: a job dropped after
+   * an unexpected engine failure is read again when the load settles ({@link #readAgainBy}), which
+   * clears it first ({@link #rereadTaken}).
+   */
+  private volatile long rereadAt = Long.MAX_VALUE;
+
   /** Cluster mode: which fires this instance queues late (see ClusterShare). Guarded by lock. */
   private ClusterShare share = ClusterShare.NONE;
 
@@ -457,7 +464,7 @@ final class Dispatcher {
    * fires had run).
    */
   private boolean loadDue(long now) {
-    return truncated ? nextPageDue() : now >= nextLoad;
+    return truncated ? nextPageDue() : now >= Math.min(nextLoad, rereadAt);
   }
 
   /** Call only with the lock held, the window truncated: see {@link #loadDue}. */
@@ -491,7 +498,7 @@ final class Dispatcher {
 
   /** Call only with the lock held. */
   private long loadDeadline() {
-    return loading != null || truncated ? Long.MAX_VALUE : nextLoad;
+    return loading != null || truncated ? Long.MAX_VALUE : Math.min(nextLoad, rereadAt);
   }
 
   /**
@@ -1923,6 +1930,44 @@ final class Dispatcher {
         return true;
       }
       return false; // not running, or its worker no longer looks: the store takes the trigger
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@code key}'s entry was {@link #finish finished} with no record after an unexpected engine
+   * failure, and the caller has listed the key among those the next load reads again: forgets the
+   * version its run saw (reading the row again queues the job, at whatever version the store holds)
+   * and has the next load begin no later than {@code at}.
+   */
+  void readAgainBy(String key, Instant at) {
+    lock.lock();
+    try {
+      if (!tracked.containsKey(key)) {
+        finishedVersions.remove(key);
+      }
+      long t = Entry.nanos(at);
+      if (t < rereadAt) {
+        rereadAt = t;
+        deadlineChanged();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The caller is about to read its unsettled keys again: clears {@link #rereadAt}. A key listed
+   * after this sets it again, so none waits for the next periodic load.
+   */
+  void rereadTaken() {
+    if (rereadAt == Long.MAX_VALUE) {
+      return; // the common case: no lock (written under it; volatile for this look)
+    }
+    lock.lock();
+    try {
+      rereadAt = Long.MAX_VALUE;
     } finally {
       lock.unlock();
     }

@@ -111,8 +111,7 @@ final class FireRunner {
       e.ready = null;
       stored = ready == null ? process(e, e.record, handoff) : runReady(e, ready, handoff);
     } catch (RuntimeException ex) {
-      engineFailure(e, ex);
-      dispatcher.finish(e, null);
+      drop(e, ex);
       return null;
     } catch (Error err) {
       dispatcher.finish(e, null);
@@ -161,25 +160,56 @@ final class FireRunner {
         changes.unlock();
       }
     } catch (RuntimeException ex) {
-      engineFailure(e, ex);
+      if (ex instanceof UnreadableJobException) {
+        log.error("job '{}': its stored row cannot be read; left in the store", e.key, ex);
+      } else {
+        log.error(
+            "job '{}': unexpected engine failure applying the trigger requested during its run;"
+                + " that trigger is lost, the job keeps its schedule",
+            e.key,
+            Failures.loggable(ex));
+      }
     } finally {
       dispatcher.finish(e, last);
     }
   }
 
-  private static void engineFailure(Entry e, RuntimeException ex) {
+  /**
+   * Asked with a job's key when an unexpected engine failure dropped it from memory; answers when
+   * its row will be read again (null: never, the scheduler is closing).
+   */
+  private volatile java.util.function.Function<String, Instant> onDropped = key -> null;
+
+  /**
+   * Sets who reads a job again after an unexpected engine failure dropped it (see {@link #drop}).
+   */
+  void onDropped(java.util.function.Function<String, Instant> readAgain) {
+    this.onDropped = readAgain;
+  }
+
+  /**
+   * Finishes {@code e} with no record after {@code ex}, which the engine did not expect while it
+   * fired, decided or wrote back the job: the job leaves memory. A row that cannot be read stays
+   * out (it is refused, listed by {@code unreadable()}); for any other failure the row is read
+   * again from the store after a back-off, and the job goes on from what the store holds: after a
+   * run whose start was marked and whose write-back was lost, the next fire is a recovery, as after
+   * a crash.
+   */
+  private void drop(Entry e, RuntimeException ex) {
+    dispatcher.finish(e, null);
     if (ex instanceof UnreadableJobException) {
       log.error(
           "job '{}': its stored row cannot be read; dropped from memory, left in the store",
           e.key,
           ex);
-    } else {
-      log.error(
-          "job '{}': unexpected engine failure; the job is dropped from memory until the"
-              + " next start",
-          e.key,
-          Failures.loggable(ex));
+      return;
     }
+    Instant again = onDropped.apply(e.key);
+    log.error(
+        "job '{}': unexpected engine failure; the job is dropped from memory{}",
+        e.key,
+        again == null ? "" : " and read again from the store at " + again,
+        Failures.loggable(ex));
   }
 
   // ---- the write-back queue and batched start marks (stores that batch runs) -----------------
@@ -457,8 +487,7 @@ final class FireRunner {
       if (q.failures() > 0) {
         writeBacksWaiting.decrementAndGet();
       }
-      engineFailure(q.entry(), ex); // permanent: retrying cannot help
-      dispatcher.finish(q.entry(), null);
+      drop(q.entry(), ex); // permanent: retrying cannot help
       return true;
     } catch (RuntimeException ex) {
       writeLater(q, ex);
@@ -510,8 +539,7 @@ final class FireRunner {
     try {
       afterRun(q.entry(), writtenBack(q.result(), q.ctx(), answer, q.begin()).orElse(null));
     } catch (RuntimeException ex) {
-      engineFailure(q.entry(), ex);
-      dispatcher.finish(q.entry(), null);
+      drop(q.entry(), ex);
     }
   }
 
@@ -1509,8 +1537,7 @@ final class FireRunner {
       try {
         d = decide(o, o.record);
       } catch (RuntimeException ex) {
-        engineFailure(o, ex);
-        dispatcher.finish(o, null);
+        drop(o, ex);
         continue;
       }
       if (d.fire() == null) {

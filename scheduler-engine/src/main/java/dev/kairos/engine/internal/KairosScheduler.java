@@ -107,6 +107,20 @@ public final class KairosScheduler implements Scheduler {
    */
   private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
 
+  /** First read-again delay of a job dropped after an unexpected engine failure. */
+  static final Duration DROPPED_FIRST_DELAY = Duration.ofSeconds(1);
+
+  /** Longest read-again delay of a job dropped after unexpected engine failures in a row. */
+  static final Duration DROPPED_MAX_DELAY = Duration.ofMinutes(5);
+
+  /**
+   * Jobs dropped after an unexpected engine failure: how often in a row (a failure more than twice
+   * {@link #DROPPED_MAX_DELAY} after the last counts as the first again) and when the last was.
+   */
+  private final Map<String, Dropped> dropped = new ConcurrentHashMap<>();
+
+  private record Dropped(int times, Instant last) {}
+
   private final Runnable wake;
   private final StoreHealth health = new StoreHealth();
 
@@ -137,6 +151,7 @@ public final class KairosScheduler implements Scheduler {
     }
     this.listeners = new Listeners(config.listeners());
     this.runner = new FireRunner(config, dispatcher, listeners, () -> closing, health, changes);
+    runner.onDropped(this::readAgainAfterFailure);
     this.backfills = new Backfills(config, listeners, runner.gate, dispatcher, () -> closing);
     dispatcher.onPermitFreed(backfills::wake);
     this.validator =
@@ -1145,8 +1160,36 @@ public final class KairosScheduler implements Scheduler {
     return e;
   }
 
+  /**
+   * An unexpected engine failure dropped the job from memory: its row is read again by a window
+   * load that begins after a back-off (1 s, doubling per failure in a row up to 5 min), which
+   * queues the job as the store holds it. A failure that repeats each time therefore costs one
+   * logged error per back-off, not a silent job. Returns when, or null if the scheduler closes.
+   */
+  private Instant readAgainAfterFailure(String key) {
+    if (closing) {
+      return null;
+    }
+    Instant now = config.time().now();
+    Dropped d =
+        dropped.compute(
+            key,
+            (k, before) ->
+                before == null
+                        || before.last().plus(DROPPED_MAX_DELAY.multipliedBy(2)).isBefore(now)
+                    ? new Dropped(1, now)
+                    : new Dropped(before.times() + 1, now));
+    Duration delay = DROPPED_FIRST_DELAY.multipliedBy(1L << Math.min(d.times() - 1, 20));
+    Instant at = now.plus(delay.compareTo(DROPPED_MAX_DELAY) > 0 ? DROPPED_MAX_DELAY : delay);
+    unsettled.add(key); // before the deadline: see settle()
+    dispatcher.readAgainBy(key, at);
+    return at;
+  }
+
   /** Reads again the keys a failed {@link #resync} left unsettled, if any. */
   private void settle() {
+    // First: a key dropped after this (see readAgainAfterFailure) sets the deadline again.
+    dispatcher.rereadTaken();
     if (!unsettled.isEmpty()) {
       resync(List.copyOf(unsettled));
     }
