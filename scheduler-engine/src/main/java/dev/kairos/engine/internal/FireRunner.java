@@ -204,11 +204,19 @@ final class FireRunner {
           ex);
       return;
     }
-    Instant again = onDropped.apply(e.key);
+    Instant again;
+    try {
+      again = onDropped.apply(e.key);
+    } catch (RuntimeException readAgainFailed) { // the time source itself, say
+      ex.addSuppressed(readAgainFailed);
+      again = null; // read again at the next change or start, as before
+    }
     log.error(
         "job '{}': unexpected engine failure; the job is dropped from memory{}",
         e.key,
-        again == null ? "" : " and read again from the store at " + again,
+        again == null
+            ? " until it is changed or the scheduler starts again"
+            : " and read again from the store at " + again,
         Failures.loggable(ex));
   }
 
