@@ -12,6 +12,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -66,8 +67,18 @@ class ServerIdleTimeoutTest {
               .handler("h", ctx -> runs.incrementAndGet())
               .build()) {
         s.schedule(JobSpec.named("tick").handler("h").fixedRate(Duration.ofMillis(200)));
+        long started = System.nanoTime();
         s.start();
-        Thread.sleep(PAST_TIMEOUT_MS);
+        // Past the timeout, and until the job has fired a few times (a slow machine's start may
+        // take a good part of the 2.5 s).
+        org.awaitility.Awaitility.await()
+            .atMost(Duration.ofSeconds(30))
+            .pollInterval(Duration.ofMillis(50))
+            .until(
+                () ->
+                    runs.get() > 5
+                        && System.nanoTime() - started
+                            >= TimeUnit.MILLISECONDS.toNanos(PAST_TIMEOUT_MS));
       }
       assertThat(runs.get()).isGreaterThan(5);
       assertThat(log.lines("the connection listening on channel"))

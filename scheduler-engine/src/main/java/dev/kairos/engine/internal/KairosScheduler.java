@@ -115,7 +115,8 @@ public final class KairosScheduler implements Scheduler {
 
   /**
    * Jobs dropped after an unexpected engine failure: how often in a row (a failure more than twice
-   * {@link #DROPPED_MAX_DELAY} after the last counts as the first again) and when the last was.
+   * {@link #DROPPED_MAX_DELAY} after the last counts as the first again; such entries are pruned
+   * once there are 64) and when the last was.
    */
   private final Map<String, Dropped> dropped = new ConcurrentHashMap<>();
 
@@ -1171,12 +1172,15 @@ public final class KairosScheduler implements Scheduler {
       return null;
     }
     Instant now = config.time().now();
+    Instant stale = now.minus(DROPPED_MAX_DELAY.multipliedBy(2));
+    if (dropped.size() >= 64) { // keys that failed long ago count as never
+      dropped.values().removeIf(x -> x.last().isBefore(stale));
+    }
     Dropped d =
         dropped.compute(
             key,
             (k, before) ->
-                before == null
-                        || before.last().plus(DROPPED_MAX_DELAY.multipliedBy(2)).isBefore(now)
+                before == null || before.last().isBefore(stale)
                     ? new Dropped(1, now)
                     : new Dropped(before.times() + 1, now));
     Duration delay = DROPPED_FIRST_DELAY.multipliedBy(1L << Math.min(d.times() - 1, 20));
