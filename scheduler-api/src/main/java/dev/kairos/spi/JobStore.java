@@ -16,6 +16,13 @@ import java.util.Optional;
  * <p>Every method is atomic: it either happens completely or throws {@link
  * dev.kairos.StoreException} and changes nothing. A method that returned has made its change
  * durable.
+ *
+ * <p>A store that wraps another (to count or trace its calls) must forward every method, the
+ * default ones included, and {@link ClusterStore}'s when the wrapped store is one: a default left
+ * in place answers for the wrapper, not for the store it wraps ({@link #batchesRuns()} false writes
+ * every run back in a transaction of its own, {@link #unholdable} and {@link #runsStarted} left out
+ * weaken what the engine checks and marks, an optional capability such as {@link #addBackfill}
+ * throws).
  */
 public interface JobStore extends StoreSource, AutoCloseable {
 
