@@ -287,6 +287,21 @@ public final class ApiRaceStress {
         .isZero();
   }
 
+  /**
+   * The checks of a run with every call in a caller's transaction: more than {@code minRuns} runs,
+   * {@link #assertClean}, and every job fired again after the calls stopped (no hold left behind,
+   * no fire left set aside).
+   */
+  public static void assertCleanInTransactions(Report r, long seed, int minRuns) {
+    org.assertj.core.api.Assertions.assertThat(r.runs())
+        .as("runs (seed %d)", seed)
+        .isGreaterThan(minRuns);
+    assertClean(r, seed);
+    org.assertj.core.api.Assertions.assertThat(r.silent())
+        .as("jobs that never fired again (seed %d)", seed)
+        .isEmpty();
+  }
+
   private static JobSpec spec(String key) {
     return JobSpec.named(key).handler("h").fixedRate(PERIOD);
   }

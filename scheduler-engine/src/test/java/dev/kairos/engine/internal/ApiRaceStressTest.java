@@ -33,9 +33,7 @@ class ApiRaceStressTest {
     ApiRaceStress.Report r =
         ApiRaceStress.run(new InMemoryStore(), 20, 8, Duration.ofSeconds(5), seed, true, "012345");
 
-    assertThat(r.runs()).as("runs (seed %d)", seed).isGreaterThan(500);
     assertThat(r.calls()).isGreaterThan(1000);
-    ApiRaceStress.assertClean(r, seed);
-    assertThat(r.silent()).as("jobs that never fired again (seed %d)", seed).isEmpty();
+    ApiRaceStress.assertCleanInTransactions(r, seed, 500);
   }
 }
