@@ -382,7 +382,9 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
      * #DEFAULT_START_MARK_DELAY}, zero: every run is marked before its job starts, in a commit
      * shared with other marks and write-backs). The mark makes the re-run after a crash carry
      * {@code recovery() == true}. A positive delay saves the marks of shorter runs, at a price: a
-     * crash within the delay still re-runs the fire, but without the flag.
+     * crash within the delay still re-runs the fire, but without the flag. A run marked again
+     * because its job was changed in the application's transaction ({@link
+     * #joinCallerTransactions}) is marked at once, in that transaction, whatever the delay.
      *
      * @param delay how long a run lasts before it is marked, zero or more
      * @return this builder

@@ -495,7 +495,8 @@ public final class KairosScheduler implements Scheduler {
               () -> {
                 dispatcher.changed(valid.key(), u.record());
                 markGoingRuns(List.of(u.record()));
-              });
+              },
+              () -> markGoingRuns(List.of(u.record())));
         }
       } finally {
         dispatcher.changeEnded(keys, inCallers);
@@ -911,7 +912,8 @@ public final class KairosScheduler implements Scheduler {
         () -> {
           dispatcher.changedAll(changed);
           markGoingRuns(changed);
-        });
+        },
+        () -> markGoingRuns(changed));
     return failure;
   }
 
@@ -921,10 +923,12 @@ public final class KairosScheduler implements Scheduler {
    * {@link #keepsRunMark}), at the version the upsert wrote, so that a crash during that run still
    * re-runs its fire flagged as a recovery. Every write-back increments the version ({@link
    * dev.kairos.spi.RunResult#applyTo}): a write-back that lands first makes this mark miss, as it
-   * must. Single-instance mode. For an upsert made in the caller's open transaction the mark waits
-   * for that transaction's end, with the heap's re-read ({@link #resync}): written inside it, it
-   * would hold or wait for the caller's row lock on the store's own threads (a delayed mark's
-   * flusher, which write-backs wait for). A failure is reported and the run goes on unmarked.
+   * must. Single-instance mode. For an upsert made in the caller's open transaction the mark is
+   * written in that transaction, on the caller's thread, right after the upsert ({@link #toHeap}):
+   * it commits with the redefinition, so no crash after the commit finds the run unmarked, and a
+   * rollback takes both back. (The JDBC store writes such a mark at once whatever its start-mark
+   * delay: a delayed mark's flusher would wait for the caller's row lock, and write-backs for the
+   * flusher.) A failure is reported and the run goes on unmarked.
    */
   private void markGoingRuns(List<JobRecord> upserted) {
     if (clustered()) {
@@ -1047,6 +1051,17 @@ public final class KairosScheduler implements Scheduler {
    * locked.
    */
   private void toHeap(List<String> keys, Runnable now) {
+    toHeap(keys, now, null);
+  }
+
+  /**
+   * {@link #toHeap(List, Runnable)}; when the change belongs to a caller's open transaction, {@code
+   * inTransaction} (if not null) runs next on this thread, so that what it writes (a going run's
+   * start mark, see {@link #markGoingRuns} and {@link #markPausedRun}) joins that transaction and
+   * commits or rolls back with the change. A crash just after the caller's commit then finds the
+   * run marked; before, the mark waited for the re-read at the transaction's end.
+   */
+  private void toHeap(List<String> keys, Runnable now, Runnable inTransaction) {
     List<String> later = List.copyOf(keys);
     if (later.isEmpty() || config.callerTransactions() == CallerTransactions.NONE) {
       now.run();
@@ -1075,6 +1090,8 @@ public final class KairosScheduler implements Scheduler {
     if (!pending) {
       dispatcher.releaseForCaller(later);
       now.run();
+    } else if (inTransaction != null) {
+      inTransaction.run();
     }
   }
 
@@ -1128,12 +1145,12 @@ public final class KairosScheduler implements Scheduler {
           // the stored version, as for any marked run.
           r = r.withSchedule(r.schedule().withState(JobState.SCHEDULED));
         } else if (going != null && r.state() == JobState.SCHEDULED) {
-          toMark.add(r); // a redefinition in the caller's transaction, or a write whose answer
-          // was lost, left a run going here unmarked: see markGoingRuns
+          toMark.add(r); // a write whose answer was lost, or a mark in the caller's transaction
+          // that failed, left a run going here unmarked: see markGoingRuns
         } else if (going != null
             && r.state() == JobState.PAUSED
             && !going.equals(r.stats().lastStart())) {
-          markPausedRun(r, going); // a pause in the caller's transaction: see pausedRunStart
+          markPausedRun(r, going); // as above, for a pause: see pausedRunStart
         }
         dispatcher.reread(key, r != null && readable(r, now) ? r : null);
       }
@@ -1279,10 +1296,11 @@ public final class KairosScheduler implements Scheduler {
             keys,
             () -> {
               if (pausedRun != null) {
-                markPausedRun(paused, pausedRun); // in a caller's transaction: at its end
+                markPausedRun(paused, pausedRun);
               }
               dispatcher.changed(key, ok ? seen : null);
-            });
+            },
+            pausedRun == null ? null : () -> markPausedRun(paused, pausedRun));
         return true;
       }
     }
@@ -1319,8 +1337,9 @@ public final class KairosScheduler implements Scheduler {
    * Writes {@code start} as the paused job's last start ({@link #pausedRunStart}). The row stays
    * {@code PAUSED} (a start mark changes only a {@code SCHEDULED} row's state), and until the
    * change lock is released nothing can make it {@code SCHEDULED} or start another run of it; a
-   * write-back landing first writes the same start, with its end. A failure is reported: the run
-   * goes on, unmarked, as before.
+   * write-back landing first writes the same start, with its end. A pause made in the caller's open
+   * transaction gets it in that transaction ({@link #toHeap}). A failure is reported: the run goes
+   * on, unmarked, as before.
    */
   private void markPausedRun(JobRecord stored, Instant start) {
     try {

@@ -613,10 +613,17 @@ public final class JdbcJobStore implements ClusterStore {
 
   // ---- runs ----------------------------------------------------------------------------------
 
-  /** Marks the start synchronously: state RUNNING (if SCHEDULED) and last start; same version. */
+  /**
+   * Marks the start: state RUNNING (if SCHEDULED) and last start; same version. Deferred by the
+   * start-mark delay, except in the caller's open transaction (see {@link #runsStarted}).
+   */
   @Override
   public void runStarted(String key, Instant scheduledFireTime, Instant start, String instance) {
-    startMarks.started(key, start);
+    if (database.callerTransactionOpen()) {
+      startMarks.startedNow(key, start);
+    } else {
+      startMarks.started(key, start);
+    }
   }
 
   @Override
@@ -742,11 +749,14 @@ public final class JdbcJobStore implements ClusterStore {
   /**
    * Marks the runs in one transaction; with a positive start-mark delay instead each is marked only
    * if its write-back has not come within the delay (counted from this call), as {@link
-   * #runStarted} does.
+   * #runStarted} does. In the caller's open transaction (a run going here marked again after a
+   * change made there) the marks are written at once, in that transaction, whatever the delay: the
+   * delay's flusher, on a thread of its own, would wait for that transaction's row locks, and
+   * write-backs wait for the flusher.
    */
   @Override
   public void runsStarted(List<StartMark> marks) {
-    if (startMarkDelay.isZero()) {
+    if (startMarkDelay.isZero() || database.callerTransactionOpen()) {
       markRunning(marks, true);
       return;
     }

@@ -58,6 +58,14 @@ public final class StartMarks implements AutoCloseable {
     ensureFlusher();
   }
 
+  /**
+   * A run started, marked now on the calling thread whatever the delay (in a transaction of the
+   * caller's, which the mark must join); a mark of the job still pending is left to its flush.
+   */
+  public void startedNow(String key, Instant start) {
+    writer.accept(List.of(new Mark(key, start, System.nanoTime())));
+  }
+
   /** A run finished; call before its write-back. */
   public void finished(String key) {
     if (pending.remove(key) == null && !delay.isZero()) {
