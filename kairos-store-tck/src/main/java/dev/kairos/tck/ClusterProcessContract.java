@@ -247,7 +247,13 @@ public abstract class ClusterProcessContract {
       Instant ranAt = instant(r.get("ran_at"));
       assertThat(ranAt).as("recovery %s", r).isAfter(killedAt).isBefore(killedAt.plus(resumeBound));
     }
-    assertThat(count("results WHERE instance = 'a' AND ran_at > " + seconds(killedAt))).isZero();
+    // A result row the killed instance sent just before the SIGKILL may still be executed by the
+    // server after the test read its clock (ran_at is the server's time at the insert; MariaDB
+    // once showed one such row): a dead process sends nothing, so 1 s after the kill is the bound.
+    assertThat(
+            count("results WHERE instance = 'a' AND ran_at > " + seconds(killedAt.plusSeconds(1))))
+        .as("runs recorded by the killed instance more than 1 s after its death")
+        .isZero();
     for (String job : jobKeys(true)) {
       assertThat(
               count(

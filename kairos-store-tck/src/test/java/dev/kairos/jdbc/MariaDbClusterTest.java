@@ -12,7 +12,11 @@ import org.junit.jupiter.api.BeforeAll;
  * Cluster mode with three child JVMs over MariaDB, in a database of this class's own. MariaDB has
  * no application names in its process list, so each test's stores connect as a user of their own
  * ({@code kc_<prefix>}, dropped afterwards), by which {@code KILL CONNECTION} finds them.
+ *
+ * <p>Tagged {@code long}: not in the test command; CI runs it in a second one (README, "Two
+ * commands"), as {@code PostgresClusterTest} runs the same scenarios in the first.
  */
+@org.junit.jupiter.api.Tag("long")
 class MariaDbClusterTest extends ClusterProcessContract {
   private static MariaDbTestDatabase db;
   private static final Set<String> users = ConcurrentHashMap.newKeySet();

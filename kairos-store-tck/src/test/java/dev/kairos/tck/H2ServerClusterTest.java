@@ -11,7 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
  * accepts), started by this class on a free port over a database file of its own. The instances'
  * stores connect as user {@code STORE}, the test and the children's results pools as {@code SA}, so
  * {@link #kill} can abort the stores' sessions only.
+ *
+ * <p>Tagged {@code long}: not in the test command; CI runs it in a second one (README, "Two
+ * commands"), as {@code PostgresClusterTest} runs the same scenarios in the first.
  */
+@org.junit.jupiter.api.Tag("long")
 class H2ServerClusterTest extends ClusterProcessContract {
   private static H2TcpServer server;
 
