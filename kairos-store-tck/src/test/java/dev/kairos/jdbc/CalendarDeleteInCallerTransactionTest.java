@@ -63,12 +63,7 @@ class CalendarDeleteInCallerTransactionTest {
     try (JdbcStore plain = db.builder().tablePrefix(prefix).build();
         Connection app = db.connect();
         CallerTransactionSource source = new CallerTransactionSource(db, app);
-        JdbcStore joining =
-            JdbcStore.builder()
-                .dataSource(source)
-                .joinCallerTransactions(source::inTransaction)
-                .tablePrefix(prefix)
-                .build()) {
+        JdbcStore joining = source.joiningStore(prefix).build()) {
       JobStore other = plain.jobStore();
       other.putCalendar("desk", BusinessCalendar.in(ZoneOffset.UTC).weekdays());
       joining.open();

@@ -81,12 +81,7 @@ class CallerTransactionGroupCommitTest {
         Connection holder = db.connect();
         Connection watcher = db.connect();
         CallerTransactionSource source = new CallerTransactionSource(db, appConnection);
-        JdbcStore joining =
-            JdbcStore.builder()
-                .dataSource(source)
-                .joinCallerTransactions(source::inTransaction)
-                .tablePrefix(prefix)
-                .build()) {
+        JdbcStore joining = source.joiningStore(prefix).build()) {
       JobStore store = plain.jobStore();
       List<JobRecord> blocked = new ArrayList<>();
       for (int i = 0; i < LANES; i++) {

@@ -146,13 +146,7 @@ class CallerTransactionRunMarkTest {
     CountDownLatch release = new CountDownLatch(1);
     try (Connection app = db.connect();
         CallerTransactionSource source = new CallerTransactionSource(db, app);
-        JdbcStore store =
-            JdbcStore.builder()
-                .dataSource(source)
-                .joinCallerTransactions(source::inTransaction)
-                .tablePrefix(prefix)
-                .startMarkDelay(markDelay)
-                .build()) {
+        JdbcStore store = source.joiningStore(prefix).startMarkDelay(markDelay).build()) {
       Harness h = new Harness(db, prefix, app, source);
       h.scheduler =
           Kairos.builder()

@@ -36,6 +36,17 @@ final class CallerTransactionSource extends TestDataSource implements AutoClosea
     return Thread.currentThread() == owner;
   }
 
+  /**
+   * A store over this data source that joins the application's transaction, on tables {@code
+   * prefix}.
+   */
+  JdbcStore.Builder joiningStore(String prefix) {
+    return JdbcStore.builder()
+        .dataSource(this)
+        .joinCallerTransactions(this::inTransaction)
+        .tablePrefix(prefix);
+  }
+
   @Override
   public Connection getConnection() throws SQLException {
     if (!inTransaction()) {
