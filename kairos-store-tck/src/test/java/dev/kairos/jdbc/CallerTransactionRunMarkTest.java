@@ -88,6 +88,58 @@ class CallerTransactionRunMarkTest {
     }
   }
 
+  /**
+   * The mark written in the application's transaction locks the marked row only: another job's row
+   * can be written meanwhile (at MariaDB's default REPEATABLE READ a statement that scanned the
+   * table would keep every row it read locked until the application's commit, and every other job's
+   * write-backs and marks would wait for it).
+   */
+  @Test
+  void mariaDb_redefinitionDuringARun_leavesOtherRowsUnlocked() throws Exception {
+    try (MariaDbTestDatabase db = MariaDbTestDatabase.create()) {
+      db.assumeReachable();
+      otherRowFreeDuringTransaction(db, "SET SESSION innodb_lock_wait_timeout = 1");
+    }
+  }
+
+  @Test
+  void postgres_redefinitionDuringARun_leavesOtherRowsUnlocked() throws Exception {
+    try (PostgresTestDatabase db = PostgresTestDatabase.create()) {
+      db.assumeReachable();
+      otherRowFreeDuringTransaction(db, "SET lock_timeout = '1s'");
+    }
+  }
+
+  private static void otherRowFreeDuringTransaction(TestDatabase db, String shortLockWait)
+      throws Exception {
+    during(
+        db,
+        Duration.ZERO,
+        (h) -> {
+          h.scheduler.schedule(
+              JobSpec.named("other").handler("slow").at(Instant.now().plusSeconds(3600)));
+          h.inTransaction(
+              () -> h.scheduler.schedule(spec().fixedRate(Duration.ofHours(2))),
+              () -> {
+                try (Connection c = db.connect();
+                    java.sql.Statement st = c.createStatement()) {
+                  st.execute(shortLockWait);
+                  assertThat(
+                          st.executeUpdate(
+                              "UPDATE "
+                                  + h.prefix
+                                  + "jobs SET version = version WHERE job_key = 'other'"))
+                      .as("another job's row written while the application's transaction is open")
+                      .isOne();
+                } catch (java.sql.SQLException e) {
+                  throw new AssertionError("another job's row is locked: " + e, e);
+                }
+              },
+              true);
+          assertThat(h.row().state()).isEqualTo("RUNNING");
+        });
+  }
+
   /** The job's row as another connection reads it: state, version, last start and end. */
   private record Row(String state, long version, BigDecimal lastStart, BigDecimal lastEnd) {}
 
@@ -216,6 +268,11 @@ class CallerTransactionRunMarkTest {
 
     /** Makes {@code change} in a transaction of the application's, then commits or rolls back. */
     void inTransaction(Runnable change, boolean commit) {
+      inTransaction(change, () -> {}, commit);
+    }
+
+    /** The same, running {@code whileOpen} after the change and before the commit or rollback. */
+    void inTransaction(Runnable change, Runnable whileOpen, boolean commit) {
       try {
         app.setAutoCommit(false);
         source.begin();
@@ -224,6 +281,7 @@ class CallerTransactionRunMarkTest {
         } finally {
           source.end();
         }
+        whileOpen.run();
         if (commit) {
           app.commit();
         } else {
