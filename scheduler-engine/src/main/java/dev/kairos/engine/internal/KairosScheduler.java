@@ -492,10 +492,7 @@ public final class KairosScheduler implements Scheduler {
         if (u.change() != Upsert.Change.UNCHANGED) {
           toHeap(
               keys,
-              () -> {
-                dispatcher.changed(valid.key(), u.record());
-                markGoingRuns(List.of(u.record()));
-              },
+              () -> dispatcher.changed(valid.key(), u.record()),
               () -> markGoingRuns(List.of(u.record())));
         }
       } finally {
@@ -909,10 +906,7 @@ public final class KairosScheduler implements Scheduler {
     }
     toHeap(
         changed.stream().map(JobRecord::key).toList(),
-        () -> {
-          dispatcher.changedAll(changed);
-          markGoingRuns(changed);
-        },
+        () -> dispatcher.changedAll(changed),
         () -> markGoingRuns(changed));
     return failure;
   }
@@ -1055,16 +1049,17 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /**
-   * {@link #toHeap(List, Runnable)}; when the change belongs to a caller's open transaction, {@code
-   * inTransaction} (if not null) runs next on this thread, so that what it writes (a going run's
-   * start mark, see {@link #markGoingRuns} and {@link #markPausedRun}) joins that transaction and
-   * commits or rolls back with the change. A crash just after the caller's commit then finds the
-   * run marked; before, the mark waited for the re-read at the transaction's end.
+   * {@link #toHeap(List, Runnable)} for a change that also marks a run going here ({@code mark}, if
+   * not null; see {@link #markGoingRuns} and {@link #markPausedRun}). The mark is written first, on
+   * this thread, in every case: when the change belongs to a caller's open transaction it joins
+   * that transaction and commits or rolls back with the change, so a crash just after the caller's
+   * commit finds the run marked (before, the mark waited for the re-read at the transaction's end).
+   * The heap then learns of the change ({@code heap}) at once, or when that transaction ends.
    */
-  private void toHeap(List<String> keys, Runnable now, Runnable inTransaction) {
+  private void toHeap(List<String> keys, Runnable heap, Runnable mark) {
     List<String> later = List.copyOf(keys);
     if (later.isEmpty() || config.callerTransactions() == CallerTransactions.NONE) {
-      now.run();
+      runAll(mark, heap);
       return;
     }
     // Held before the transaction can end (the release below may then run at once, on this
@@ -1089,10 +1084,18 @@ public final class KairosScheduler implements Scheduler {
     }
     if (!pending) {
       dispatcher.releaseForCaller(later);
-      now.run();
-    } else if (inTransaction != null) {
-      inTransaction.run();
+      runAll(mark, heap);
+    } else if (mark != null) {
+      mark.run();
     }
+  }
+
+  /** Runs {@code first} (if not null), then {@code then}. */
+  private static void runAll(Runnable first, Runnable then) {
+    if (first != null) {
+      first.run();
+    }
+    then.run();
   }
 
   /**
@@ -1294,12 +1297,7 @@ public final class KairosScheduler implements Scheduler {
         JobRecord paused = stored.get();
         toHeap(
             keys,
-            () -> {
-              if (pausedRun != null) {
-                markPausedRun(paused, pausedRun);
-              }
-              dispatcher.changed(key, ok ? seen : null);
-            },
+            () -> dispatcher.changed(key, ok ? seen : null),
             pausedRun == null ? null : () -> markPausedRun(paused, pausedRun));
         return true;
       }
