@@ -564,14 +564,14 @@ final class FireRunner {
       // A paused job's run (a triggerNow()): its row stays PAUSED, so the mark is the start alone,
       // which only the key-based mark writes (see Dispatcher#recoverStartsNotEnded). A job being
       // changed, or whose row a caller's open transaction holds: alone too, so that only this run
-      // waits for the change's row lock, not a batch of other jobs' marks.
-      markStarted(r.key(), fire, start);
+      // waits for that transaction, not a batch of other jobs' marks.
+      markAlone(r.key(), fire, start, true);
       return;
     }
     MarkBatch b = dispatcher.markBatch(e, MARK_BATCH, MARK_HORIZON_NANOS, this::runnable);
     boolean written = b.claimWrite() ? write(b) : b.await();
     if (!written) {
-      markStarted(r.key(), fire, start); // alone, as without a queue
+      markAlone(r.key(), fire, start, true); // as without a queue
     }
     MarkBatch ahead =
         dispatcher.markAhead(MARK_BATCH, MARK_AHEAD_LOW, MARK_HORIZON_NANOS, this::runnable);
@@ -600,15 +600,45 @@ final class FireRunner {
     while (e.changesInFlight > 0 && deadline - System.nanoTime() > 0) {
       java.util.concurrent.locks.LockSupport.parkNanos(100_000L);
     }
-    if (dispatcher.heldForCaller(r.key())) {
+    if (!markAlone(r.key(), fire, start, false)) {
       // Made in a caller's open transaction, which keeps the row locked: this mark would wait for
-      // its end. The re-read at that end marks the run going here instead (KairosScheduler's
-      // resync: markGoingRuns, markPausedRun), as for a change made before the run's start.
-      log.trace("job '{}': changed in an open transaction since taken; marked at its end", r.key());
+      // its end. The change's own mark in that transaction, or the re-read at its end, marks the
+      // run going here instead (KairosScheduler: markGoingRuns, markPausedRun).
+      log.trace("job '{}': changed in an open transaction since taken; marked by it", r.key());
       return;
     }
     log.trace("job '{}': changed since taken; its run is marked again", r.key());
-    markStarted(r.key(), fire, start);
+  }
+
+  /**
+   * Marks a run by key, alone, counted as a batch of its own while the store writes it ({@link
+   * Dispatcher#enterBatch}): a change that may join a caller's transaction and begins meanwhile
+   * waits for this mark before it locks the row ({@link Dispatcher#changing(java.util.Collection,
+   * boolean)}), so the mark never waits for that transaction's lock. Such a wait would hold up more
+   * than this run: a store may write the mark in one transaction with other jobs' write-backs (the
+   * JDBC store's group commit), which then waited too. While a caller's open transaction holds the
+   * job, this waits for that transaction's end without a store call ({@code waitForCaller}; as a
+   * write-back does) and marks the run then, or, without {@code waitForCaller}, returns false and
+   * writes nothing. Returns true if the mark was written (or has failed and been reported).
+   */
+  private boolean markAlone(String key, Instant fire, Instant start, boolean waitForCaller) {
+    List<String> keys = List.of(key);
+    while (!dispatcher.enterBatch(keys).isEmpty()) { // held: nothing counted
+      if (!waitForCaller) {
+        return false;
+      }
+      if (closing.getAsBoolean()) {
+        markStarted(key, fire, start); // as before the hold: it may wait for the row lock
+        return true;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(HELD_RECHECK_NANOS);
+    }
+    try {
+      markStarted(key, fire, start);
+    } finally {
+      dispatcher.leaveBatch(keys);
+    }
+    return true;
   }
 
   /**

@@ -165,6 +165,78 @@ class CallerTransactionBatchesTest {
   }
 
   /**
+   * A run's start mark written alone, by key, formed just before a change made in a caller's open
+   * transaction and sent to the store after that change began: the change waits for the mark, so
+   * the mark never waits for the transaction's row lock. The JDBC store writes such a mark in one
+   * transaction with other jobs' write-backs (its group commit), which waited with it: seen in CI
+   * as three other jobs without a fire for the 2 s a redefinition's transaction stayed open. Here
+   * the mark is a triggered run's of a paused job (its row stays {@code PAUSED}, so it is marked by
+   * key); a job held or being changed when its run starts is marked the same way.
+   */
+  @Test
+  void keyBasedMarkFormedBefore_writtenFirst_neverWaitsForTheLock() throws Exception {
+    scheduler =
+        Engines.build(
+            Kairos.builder()
+                .store(store)
+                .workers(2)
+                .instanceId("a")
+                .callerTransactions(transactions)
+                .handler(
+                    "h",
+                    ctx ->
+                        runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
+                            .incrementAndGet()));
+    scheduler.start();
+    scheduler.schedule(
+        JobSpec.named("held")
+            .handler("h")
+            .fixedRate(Duration.ofHours(1))
+            .startAt(java.time.Instant.now().plus(Duration.ofHours(1))));
+    scheduler.schedule(JobSpec.named("other").handler("h").fixedRate(Duration.ofMillis(50)));
+    scheduler.pause("held");
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs("other") >= 3);
+
+    store.holdNextMarkOf("held");
+    scheduler.triggerNow("held"); // a paused job's run: marked alone, by key
+    assertThat(store.atDoor.await(10, TimeUnit.SECONDS)).as("the mark of 'held' came").isTrue();
+    CountDownLatch changed = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Thread tx =
+        new Thread(
+            () -> {
+              txThread = Thread.currentThread();
+              scheduler.unschedule("held"); // in the open transaction: locks the row
+              changed.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "caller-tx");
+    tx.start();
+    // The change has begun: it waits for the mark (or, before, has written and locked the row).
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> changed.getCount() == 0 || waiting(tx) || store.locked.contains("held"));
+    store.door.countDown();
+    assertThat(changed.await(10, TimeUnit.SECONDS)).as("the change returned").isTrue();
+    // The triggered run goes on while the transaction is open; before, its mark waited for the
+    // lock.
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> runs("held") == 1 || store.waitedForLock.get() > 0);
+    assertThat(store.waitedForLock.get()).as("store calls that waited for the row lock").isZero();
+    int before = runs("other");
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs("other") >= before + 5);
+
+    release.countDown();
+    tx.join(10_000);
+    endTransaction();
+  }
+
+  /**
    * Every kind of call, each in a caller's transaction, from 8 threads against 20 busy jobs, over a
    * store that batches runs (so write-backs and start marks go in batches that the changes wait
    * for): no fire runs twice, none after a committed pause or unschedule, and every job fires again
@@ -213,6 +285,7 @@ class CallerTransactionBatchesTest {
     final CountDownLatch atDoor = new CountDownLatch(1);
     final CountDownLatch door = new CountDownLatch(1);
     private volatile String holdKey;
+    private volatile String holdMarkKey;
 
     /** Cluster mode (a shared store), or one instance. */
     LockingStore(boolean clustered) {
@@ -221,6 +294,11 @@ class CallerTransactionBatchesTest {
 
     void holdNextBatchWith(String key) {
       holdKey = key;
+    }
+
+    /** Holds the next start mark written by key ({@code runStarted}) of this job at the door. */
+    void holdNextMarkOf(String key) {
+      holdMarkKey = key;
     }
 
     synchronized void unlockAll() {
@@ -257,12 +335,23 @@ class CallerTransactionBatchesTest {
       String k = holdKey;
       if (k != null && keys.contains(k)) {
         holdKey = null;
-        atDoor.countDown();
-        try {
-          door.await(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
+        waitAtTheDoor();
+      }
+    }
+
+    private void markAtTheDoor(String key) {
+      if (key.equals(holdMarkKey)) {
+        holdMarkKey = null;
+        waitAtTheDoor();
+      }
+    }
+
+    private void waitAtTheDoor() {
+      atDoor.countDown();
+      try {
+        door.await(10, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
     }
 
@@ -292,6 +381,7 @@ class CallerTransactionBatchesTest {
     @Override
     public void runStarted(
         String key, java.time.Instant scheduledFireTime, java.time.Instant start, String instance) {
+      markAtTheDoor(key);
       awaitUnlocked(List.of(key));
       super.runStarted(key, scheduledFireTime, start, instance);
     }
