@@ -94,7 +94,9 @@ public interface Scheduler extends AutoCloseable {
 
   /**
    * Runs the job once now, outside its timetable (after its current run, if it is running); the
-   * timetable is not moved. Works on paused jobs too. Returns false if unknown.
+   * timetable is not moved. Works on paused jobs too. Returns false if unknown. Without cluster
+   * mode, a trigger for a job whose run is going on this instance is kept in memory until that run
+   * is written back: a crash before then loses it (the README's "Crash in the middle of a run").
    *
    * @param key the job's key
    * @return false if no job has this key
