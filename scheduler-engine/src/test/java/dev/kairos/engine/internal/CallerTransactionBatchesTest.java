@@ -106,19 +106,7 @@ class CallerTransactionBatchesTest {
 
   private void changeInOpenTransaction_noBatchWaitsForItsLock(Consumer<KairosScheduler> change)
       throws Exception {
-    scheduler =
-        Engines.build(
-            Kairos.builder()
-                .store(store)
-                .workers(2)
-                .instanceId("a")
-                .callerTransactions(transactions)
-                .handler(
-                    "h",
-                    ctx ->
-                        runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
-                            .incrementAndGet()));
-    scheduler.start();
+    startScheduler();
     // One grid for both: their fires fall due together, so batches (of claims, of write-backs)
     // hold both keys.
     java.time.Instant start = java.time.Instant.now().plusMillis(100);
@@ -132,20 +120,7 @@ class CallerTransactionBatchesTest {
     assertThat(store.atDoor.await(10, TimeUnit.SECONDS)).as("a batch with 'held' came").isTrue();
     CountDownLatch changed = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Thread tx =
-        new Thread(
-            () -> {
-              txThread = Thread.currentThread();
-              change.accept(scheduler); // in the open transaction: locks the row
-              changed.countDown();
-              try {
-                release.await(); // the application's transaction stays open
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "caller-tx");
-    tx.start();
+    Thread tx = inOpenTransaction(() -> change.accept(scheduler), changed, release);
     // The change has begun: it waits for the batch (or, before, has written and locked the row).
     await()
         .atMost(Duration.ofSeconds(10))
@@ -175,19 +150,7 @@ class CallerTransactionBatchesTest {
    */
   @Test
   void keyBasedMarkFormedBefore_writtenFirst_neverWaitsForTheLock() throws Exception {
-    scheduler =
-        Engines.build(
-            Kairos.builder()
-                .store(store)
-                .workers(2)
-                .instanceId("a")
-                .callerTransactions(transactions)
-                .handler(
-                    "h",
-                    ctx ->
-                        runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
-                            .incrementAndGet()));
-    scheduler.start();
+    startScheduler();
     scheduler.schedule(
         JobSpec.named("held")
             .handler("h")
@@ -202,20 +165,7 @@ class CallerTransactionBatchesTest {
     assertThat(store.atDoor.await(10, TimeUnit.SECONDS)).as("the mark of 'held' came").isTrue();
     CountDownLatch changed = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
-    Thread tx =
-        new Thread(
-            () -> {
-              txThread = Thread.currentThread();
-              scheduler.unschedule("held"); // in the open transaction: locks the row
-              changed.countDown();
-              try {
-                release.await();
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "caller-tx");
-    tx.start();
+    Thread tx = inOpenTransaction(() -> scheduler.unschedule("held"), changed, release);
     // The change has begun: it waits for the mark (or, before, has written and locked the row).
     await()
         .atMost(Duration.ofSeconds(10))
@@ -261,6 +211,47 @@ class CallerTransactionBatchesTest {
             true,
             "012345");
     ApiRaceStress.assertCleanInTransactions(r, seed, 100);
+  }
+
+  /** Builds and starts the scheduler: two workers over {@link #store}, in caller transactions. */
+  private void startScheduler() {
+    scheduler =
+        Engines.build(
+            Kairos.builder()
+                .store(store)
+                .workers(2)
+                .instanceId("a")
+                .callerTransactions(transactions)
+                .handler(
+                    "h",
+                    ctx ->
+                        runs.computeIfAbsent(ctx.key(), k -> new AtomicInteger())
+                            .incrementAndGet()));
+    scheduler.start();
+  }
+
+  /**
+   * Starts the application's thread: it makes {@code change} in its open transaction (which locks
+   * the rows it writes), counts {@code changed} down, and keeps the transaction open until {@code
+   * release}.
+   */
+  private Thread inOpenTransaction(
+      Runnable change, CountDownLatch changed, CountDownLatch release) {
+    Thread tx =
+        new Thread(
+            () -> {
+              txThread = Thread.currentThread();
+              change.run();
+              changed.countDown();
+              try {
+                release.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            },
+            "caller-tx");
+    tx.start();
+    return tx;
   }
 
   private int runs(String key) {
