@@ -14,7 +14,12 @@ import org.junit.jupiter.api.Test;
 /**
  * The store contract with the MySQL dialect, through MySQL Connector/J, against the MariaDB server
  * (see {@link MySqlOnMariaDb}); plus what the MySQL dialect does its own way.
+ *
+ * <p>Tagged {@code long}: not in the test command (about a minute, the contract's second run on the
+ * MariaDB server after {@code MariaDbStoreTest}'s); CI runs it in a second one (README, "Two
+ * commands").
  */
+@org.junit.jupiter.api.Tag("long")
 class MySqlDialectOnMariaDbStoreTest extends JdbcStoreContract {
   private static MySqlOnMariaDb db;
 
