@@ -23,19 +23,21 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * A batched claim takes its change stamps only once it holds every row: while another transaction
- * holds the lock of one job's row, a claim of that job and an earlier one (in key order) waits
- * without stamping either, so both rows' stamps fall after the lock is released. Before, the
- * earlier row was stamped first and its stamp committed only after the wait; a wait longer than the
- * change feed's settle time lost that change from the feed. Real time, generous bounds.
+ * A batched claim does not wait for a row another transaction holds (an application's transaction
+ * that changed the job on another instance and stays open): it locks the rows it can ({@code FOR
+ * UPDATE SKIP LOCKED}) before it stamps any, claims those at once, and answers "not claimed" for
+ * the held one, whose row (version, change stamp) it leaves untouched. Before, the whole batch
+ * waited for that transaction's end. The engine then claims the held job alone, a claim that waits
+ * for the lock and wins once the holder ends without a change. Real time, generous bounds.
  */
 class ClaimStampsAfterLocksTest {
-  /** How long the other transaction holds the row (the claim waits that long). */
+  /** How long the other transaction holds the row (the lone claim waits that long). */
   private static final Duration HOLD = Duration.ofMillis(1500);
 
   @ParameterizedTest
   @ValueSource(strings = {"postgres", "mariadb"})
-  void claimOfAnEarlierRow_stampedAfterTheRelease(String server) throws Exception {
+  void batchSkipsAHeldRow_claimsTheOthersAtOnce_loneClaimWaitsForIt(String server)
+      throws Exception {
     onServer(server, ClaimStampsAfterLocksTest::check);
   }
 
@@ -64,47 +66,65 @@ class ClaimStampsAfterLocksTest {
     try (JdbcStore store = db.builder().clustered(true).build()) {
       store.open();
       JobStore jobs = store.jobStore();
+      ClusterStore cluster = (ClusterStore) jobs;
       Instant due = Instant.now().minusSeconds(1);
-      for (String key : List.of("a-first", "b-held")) {
+      for (String key : List.of("a-first", "b-held", "c-last")) {
         jobs.upsert(JobRecord.fresh(JobSpec.named(key).handler("h").at(due), due));
       }
       List<JobRecord> expected =
-          List.of(jobs.find("a-first").orElseThrow(), jobs.find("b-held").orElseThrow());
+          List.of(
+              jobs.find("a-first").orElseThrow(),
+              jobs.find("b-held").orElseThrow(),
+              jobs.find("c-last").orElseThrow());
+      JobRecord held = expected.get(1);
+      BigDecimal heldStamp = stamp(db, "b-held");
 
-      BigDecimal released;
-      CompletableFuture<List<Optional<ClusterStore.Claimed>>> claim;
+      CompletableFuture<Optional<ClusterStore.Claimed>> alone;
       try (Connection holder = db.connect()) {
         holder.setAutoCommit(false);
         try (Statement s = holder.createStatement()) {
           s.executeQuery("SELECT job_key FROM kairos_jobs WHERE job_key = 'b-held' FOR UPDATE")
               .close();
-          claim =
+          BigDecimal beforeBatch = epochSeconds(s, clock);
+          // The batch answers while the row is held: the others claimed, the held one not.
+          List<Optional<ClusterStore.Claimed>> won =
               CompletableFuture.supplyAsync(
-                  () -> ((ClusterStore) jobs).claimAll(expected, "i1", Duration.ofSeconds(30)));
-          // The claim must be waiting on the held row, not merely not yet started: the hold is
-          // long against a claim's few milliseconds, and checked below by the claim's own stamps.
+                      () -> cluster.claimAll(expected, "i1", Duration.ofSeconds(30)))
+                  .get(10, TimeUnit.SECONDS);
+          assertThat(won.get(0)).as("a-first").isPresent();
+          assertThat(won.get(1)).as("b-held, skipped").isEmpty();
+          assertThat(won.get(2)).as("c-last").isPresent();
+          assertThat(stamp(db, "b-held")).as("the skipped row's stamp").isEqualTo(heldStamp);
+          assertThat(stamp(db, "a-first"))
+              .as("a-first's stamp")
+              .isGreaterThanOrEqualTo(beforeBatch);
+          assertThat(stamp(db, "c-last")).as("c-last's stamp").isGreaterThanOrEqualTo(beforeBatch);
+          assertThat(jobs.find("b-held").orElseThrow().version())
+              .as("the skipped row's version")
+              .isEqualTo(held.version());
+          // The claim alone waits on the held row (checked below by its stamp).
+          alone =
+              CompletableFuture.supplyAsync(
+                  () -> cluster.claim(held, "i1", Duration.ofSeconds(30)));
           Thread.sleep(HOLD.toMillis());
-          assertThat(claim).as("the claim waits for the held row").isNotDone();
-          released = epochSeconds(s, clock);
+          assertThat(alone).as("the lone claim waits for the held row").isNotDone();
         }
         holder.commit();
       }
-      List<Optional<ClusterStore.Claimed>> won = claim.get(30, TimeUnit.SECONDS);
-      assertThat(won).allMatch(Optional::isPresent);
+      Optional<ClusterStore.Claimed> claimed = alone.get(30, TimeUnit.SECONDS);
+      assertThat(claimed).as("the lone claim, once the holder ended").isPresent();
+      assertThat(claimed.get().record().version()).isEqualTo(held.version() + 1);
+    }
+  }
 
-      try (Connection c = db.connect();
-          Statement s = c.createStatement();
-          ResultSet rs =
-              s.executeQuery("SELECT job_key, changed_at FROM kairos_jobs ORDER BY job_key")) {
-        int rows = 0;
-        while (rs.next()) {
-          rows++;
-          assertThat(rs.getBigDecimal(2))
-              .as("stamp of %s against the release of the held row", rs.getString(1))
-              .isGreaterThanOrEqualTo(released);
-        }
-        assertThat(rows).isEqualTo(2);
-      }
+  /** The change stamp ({@code changed_at}) of {@code key}'s row. */
+  private static BigDecimal stamp(TestDatabase db, String key) throws Exception {
+    try (Connection c = db.connect();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery("SELECT changed_at FROM kairos_jobs WHERE job_key = '" + key + "'")) {
+      assertThat(rs.next()).isTrue();
+      return rs.getBigDecimal(1);
     }
   }
 

@@ -63,7 +63,10 @@ public interface ClusterStore extends JobStore {
    * Claims several fires at once, each as {@link #claim} would, answering in the order given: a
    * store that can should do it in one transaction (rows locked in key order, so two batches and a
    * lease renewal never wait on each other in a cycle). Every answer stands alone: one lost claim
-   * does not fail the others. The default claims them one by one.
+   * does not fail the others. A store may answer "not claimed" at once for a fire whose row another
+   * transaction holds, rather than hold up the whole batch until that transaction ends (the JDBC
+   * store skips such rows): the engine claims a fire lost in a batch, and still due as it was read,
+   * again alone, and {@link #claim} must wait for the outcome. The default claims them one by one.
    *
    * @param expected the records the fires were read from, of distinct jobs
    * @param instance the claiming instance

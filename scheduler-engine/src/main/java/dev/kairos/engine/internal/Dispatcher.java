@@ -1615,9 +1615,10 @@ final class Dispatcher {
 
   /**
    * Cluster mode: takes up to {@code limit} queued entries that are due now (for another instance's
-   * share: its grace has passed too), {@code SCHEDULED}, not recoveries and {@code runnable}, the
-   * next to run first; each is then running, owned by the caller, who claims them together with its
-   * own and passes them on through {@link #handOut} (or {@link #finish}es them). With {@link
+   * share: its grace has passed too), {@code SCHEDULED}, not recoveries, not retrying a lost claim
+   * (claimed alone: see {@code FireRunner#claimWithOthers}) and {@code runnable}, the next to run
+   * first; each is then running, owned by the caller, who claims them together with its own and
+   * passes them on through {@link #handOut} (or {@link #finish}es them). With {@link
    * #trackBatches()} the taken entries and {@code own}, the caller's, count as in a batch until it
    * calls {@link #leaveBatch} with their keys after its claim; none are taken while a caller's
    * transaction holds {@code own}'s key (it is then claimed alone).
@@ -1633,8 +1634,10 @@ final class Dispatcher {
           out,
           limit,
           0,
-          r ->
-              runnable.test(r) && !java.util.Objects.requireNonNull(tracked.get(r.key())).recovery);
+          r -> {
+            Entry q = java.util.Objects.requireNonNull(tracked.get(r.key()));
+            return runnable.test(r) && !q.recovery && q.retriedClaim == null;
+          });
       for (Entry q : out) {
         heap.remove(q);
         start(q);

@@ -90,7 +90,10 @@ final class Entry {
   /** See {@link #laneWaits}. */
   int laneBound;
 
-  /** Cluster mode: the record whose lost claim was retried once (see Dispatcher#retryClaimOnce). */
+  /**
+   * Cluster mode: the record whose lost claim was retried once (see Dispatcher#retryClaimOnce);
+   * while set, the entry is claimed alone, never in a batch.
+   */
   JobRecord retriedClaim;
 
   /**

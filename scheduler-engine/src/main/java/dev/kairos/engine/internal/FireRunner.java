@@ -1414,8 +1414,9 @@ final class FireRunner {
       dispatcher.notBefore(e, config.time().now().plus(early));
       return r;
     }
-    // Due now, but maybe not yet when the claim was judged a moment ago: try once more at once. A
-    // second loss on the same record means a live lease elsewhere.
+    // Due now, but maybe not yet when the claim was judged a moment ago, or skipped by a batch
+    // because another transaction held the row: try once more at once, alone (claimWithOthers),
+    // waiting for the row's lock. A second loss on the same record means a live lease elsewhere.
     if (dispatcher.retryClaimOnce(e, r)) {
       return r;
     }
@@ -1538,10 +1539,12 @@ final class FireRunner {
    * instance's share that are queued behind it: they are taken from the heap, decided, claimed in
    * one store call with this one, and handed to the other workers with their answers ({@link
    * Dispatcher#handOut}), so that a backlog costs one claim transaction per batch, not per fire.
-   * Returns this fire's answer.
+   * Returns this fire's answer. A fire whose claim is being retried ({@link Entry#retriedClaim}) is
+   * claimed alone: a batch may have skipped its row because another transaction held it, and a lone
+   * claim waits for that transaction's end (see {@link ClusterStore#claimAll}).
    */
   private Optional<ClusterStore.Claimed> claimWithOthers(Entry e, JobRecord taken) {
-    if (writeBacks == null || e.recovery) {
+    if (writeBacks == null || e.recovery || e.retriedClaim != null) {
       return claim(taken);
     }
     int ahead = claimAhead();

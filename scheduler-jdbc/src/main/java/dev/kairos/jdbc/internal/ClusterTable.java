@@ -292,13 +292,18 @@ public final class ClusterTable {
    * transaction.
    *
    * <p>With more than one fire, the rows are locked first, in key order, by one {@code SELECT … FOR
-   * UPDATE}, so that every wait for another transaction's row lock comes before the first change
-   * stamp is taken: the batch's stamps are then taken within milliseconds of the commit. Without
-   * it, a batch that stamped its first rows and then waited for a later row's lock (held by a bulk
-   * upsert, or by an application transaction that changed the job and stays open) committed those
-   * stamps late, and a stamp committed more than {@link ChangeFeed#SETTLE} after it was taken is
-   * never delivered by the feed (the overdue sweep finds the job 5–10 s late). A single row's
-   * UPDATE computes its stamp after it holds the row's lock, so one fire needs no such statement.
+   * UPDATE SKIP LOCKED}, and only the rows it locked are claimed: a row another transaction holds
+   * (an application's transaction that changed the job on another instance and stays open, a bulk
+   * upsert, a rival's claim) is answered "not claimed" at once, its row untouched, instead of
+   * holding up every other fire of the batch until that transaction ends. The engine then claims
+   * that fire again alone ({@link #claim}, which waits for the row's lock and so learns the
+   * outcome: a fire whose holder rolls back is still run). Locking first also keeps the change
+   * stamps together: they are taken once every claimed row is held, within milliseconds of the
+   * commit (a stamp committed more than {@link ChangeFeed#SETTLE} after it was taken is never
+   * delivered by the feed). One fire needs no such statement: its UPDATE waits for the row alone.
+   * (Its stamp may then date from before the wait: PostgreSQL keeps the values it computed when the
+   * holder only locked the row or rolled back. A claim the feed skips for that costs another
+   * instance at most a lost claim of that fire; the run's write-back is stamped afresh.)
    */
   public List<Optional<Claim>> claimAll(
       Handle h, List<JobRecord> expected, String instance, Duration lease) {
@@ -315,7 +320,12 @@ public final class ClusterTable {
       return out;
     }
     if (order.size() > 1) {
-      lockInKeyOrder(h, order.stream().map(i -> expected.get(i).key()).toList());
+      java.util.Set<String> locked =
+          lockInKeyOrder(h, order.stream().map(i -> expected.get(i).key()).toList());
+      order.removeIf(i -> !locked.contains(expected.get(i).key()));
+      if (order.isEmpty()) {
+        return out;
+      }
     }
     PreparedBatch batch = h.prepareBatch(claim);
     ChangeStamps.Source stamp = stamps.on(h);
@@ -349,11 +359,16 @@ public final class ClusterTable {
     return out;
   }
 
-  /** Locks the rows of {@code keys} (sorted, distinct) until the transaction ends. */
-  private void lockInKeyOrder(Handle h, List<String> keys) {
-    JobTable.keysQuery(h, lockKeys, keys, ") ORDER BY job_key FOR UPDATE")
-        .mapTo(String.class)
-        .list();
+  /**
+   * Locks the rows of {@code keys} (sorted, distinct) that no other transaction holds, until the
+   * transaction ends; returns their keys. Rows another transaction holds, and keys without a row,
+   * are left out.
+   */
+  private java.util.Set<String> lockInKeyOrder(Handle h, List<String> keys) {
+    return new java.util.HashSet<>(
+        JobTable.keysQuery(h, lockKeys, keys, ") ORDER BY job_key FOR UPDATE SKIP LOCKED")
+            .mapTo(String.class)
+            .list());
   }
 
   private static <S extends org.jdbi.v3.core.statement.SqlStatement<S>> S bindClaim(
