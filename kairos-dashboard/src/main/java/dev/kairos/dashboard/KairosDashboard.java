@@ -171,8 +171,8 @@ public final class KairosDashboard implements AutoCloseable {
     }
 
     /**
-     * Where the cluster's instances come from, for example {@code jdbcStore::instances} (instance
-     * id to last heartbeat); without it the instances page says none are known.
+     * Where the cluster's instances come from, for example {@code jdbcStore.jobStore()::instances}
+     * (instance id to last heartbeat); without it the instances page says none are known.
      *
      * @param instances the source of instance ids and last heartbeats
      * @return this builder

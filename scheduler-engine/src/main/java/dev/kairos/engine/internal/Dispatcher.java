@@ -54,7 +54,8 @@ import org.slf4j.LoggerFactory;
  *       its run is given back unfinished, for the worker to apply the trigger under the scheduler's
  *       change lock first), and {@link #beginRun} reads volatile flags instead of taking the lock.
  *   <li>A manual time source cannot be waited on; its leader waits untimed and the source's advance
- *       callback ({@link #wake()}) clears the leader and signals a waiter.
+ *       callback ({@link #wake()}) signals the leader (which then clears itself and re-reads the
+ *       deadline), or a follower if there is none.
  *   <li>Deadlines are wall-clock times, waits are monotonic: the leader waits at most {@link
  *       #CLOCK_RECHECK} at a time and then re-reads the clock, so a wall clock that steps forward
  *       (an NTP correction, a machine resumed from a pause, which the monotonic clock does not
