@@ -34,6 +34,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class LongTransactionScenario {
   private LongTransactionScenario() {}
 
+  /**
+   * What {@link #firesWhileOpen} saw: each other job's fires while the transaction was open, and
+   * when it began to commit.
+   */
+  private record Open(long[] during, Instant committing) {}
+
   /** A handler that records when each job's runs began. */
   static final class Recorder implements Job {
     private final Map<String, Queue<Instant>> starts = new ConcurrentHashMap<>();
@@ -76,16 +82,21 @@ final class LongTransactionScenario {
             s ->
                 s.schedule(JobSpec.named("held").handler("export").fixedRate(period.plusMillis(1))),
             s -> s.unschedule("held"));
+    Instant[] committing = new Instant[changes.size()];
     Instant[] committed = new Instant[changes.size()];
     for (int c = 0; c < changes.size(); c++) {
-      long[] during = firesWhileOpen(tx, scheduler, changes.get(c), recorder, others);
+      Open open = firesWhileOpen(tx, scheduler, changes.get(c), recorder, others);
       committed[c] = Instant.now();
-      assertKeptFiring(during, "the transaction of change " + c);
+      committing[c] = open.committing();
+      assertKeptFiring(open.during(), "the transaction of change " + c);
     }
     // A fire of "held" that came due while the pause's transaction was open waited for it, then
-    // saw the pause: no run of it began between that commit and the resume's.
+    // saw the pause: no run of it began between that commit and the resume's. The resume's commit
+    // is bounded by when its transaction began to commit, not by when the commit call returned: the
+    // transaction's end releases the fire held meanwhile, which may start before the call returns
+    // (seen once in about 50 runs on PostgreSQL before the bound was the commit's start).
     assertThat(recorder.starts("held"))
-        .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committed[1]));
+        .noneMatch(t -> t.isAfter(committed[0]) && t.isBefore(committing[1]));
     moreHeldJobsThanWorkers(scheduler, tx, recorder, others, period);
   }
 
@@ -107,15 +118,16 @@ final class LongTransactionScenario {
 
   /**
    * Makes {@code change} in a transaction that then stays open 2 s; returns how many times each of
-   * {@code others} fired meanwhile.
+   * {@code others} fired meanwhile, and when the transaction began to commit.
    */
-  private static long[] firesWhileOpen(
+  private static Open firesWhileOpen(
       TransactionTemplate tx,
       Scheduler scheduler,
       Consumer<Scheduler> change,
       Recorder recorder,
       List<String> others) {
     long[] during = new long[others.size()];
+    Instant[] committing = new Instant[1];
     tx.executeWithoutResult(
         status -> {
           change.accept(scheduler);
@@ -127,8 +139,9 @@ final class LongTransactionScenario {
           for (int i = 0; i < during.length; i++) {
             during[i] = recorder.runs(others.get(i)) - before[i];
           }
+          committing[0] = Instant.now(); // the transaction commits right after this
         });
-    return during;
+    return new Open(during, committing[0]);
   }
 
   /**
@@ -153,16 +166,20 @@ final class LongTransactionScenario {
         .until(() -> busy.stream().allMatch(k -> recorder.runs(k) >= 2));
     long[] during =
         firesWhileOpen(
-            tx,
-            scheduler,
-            s ->
-                s.scheduleAll(
-                    busy.stream()
-                        .map(
-                            k -> JobSpec.named(k).handler("export").fixedRate(period.plusMillis(1)))
-                        .toList()),
-            recorder,
-            others);
+                tx,
+                scheduler,
+                s ->
+                    s.scheduleAll(
+                        busy.stream()
+                            .map(
+                                k ->
+                                    JobSpec.named(k)
+                                        .handler("export")
+                                        .fixedRate(period.plusMillis(1)))
+                            .toList()),
+                recorder,
+                others)
+            .during();
     assertKeptFiring(during, busy.size() + " busy jobs held, " + workers + " workers");
     long[] after = busy.stream().mapToLong(recorder::runs).toArray();
     await() // and the held jobs fire again once it has committed
