@@ -14,8 +14,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -70,10 +68,7 @@ class ClusterLossyFeedStressTest {
 
   @Test
   void everyFireOnce_noOverlap_noOneShotLost() {
-    Map<String, AtomicInteger> runsByFire = new ConcurrentHashMap<>();
-    Map<String, AtomicInteger> runsByKey = new ConcurrentHashMap<>();
-    Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
-    AtomicInteger overlaps = new AtomicInteger();
+    FireLedger ledger = new FireLedger();
     for (int i = 0; i < 3; i++) {
       schedulers.add(
           Kairos.builder()
@@ -81,23 +76,7 @@ class ClusterLossyFeedStressTest {
               .instanceId("s" + i)
               .workers(4)
               .clusterLease(Duration.ofSeconds(3)) // a sweep every half second
-              .handler(
-                  "h",
-                  ctx -> {
-                    AtomicInteger mine =
-                        inFlight.computeIfAbsent(ctx.key(), k -> new AtomicInteger());
-                    if (mine.incrementAndGet() > 1) {
-                      overlaps.incrementAndGet();
-                    }
-                    runsByFire
-                        .computeIfAbsent(
-                            ctx.key() + "@" + ctx.scheduledFireTime(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                    runsByKey
-                        .computeIfAbsent(ctx.key(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                    mine.decrementAndGet();
-                  })
+              .handler("h", ledger)
               .build());
     }
     schedulers.forEach(Scheduler::start);
@@ -128,22 +107,19 @@ class ClusterLossyFeedStressTest {
         .atMost(Duration.ofSeconds(90))
         .until(
             () ->
-                runsByKey.keySet().stream().filter(k -> k.startsWith("once-")).count() == ONE_SHOTS
-                    && runsByKey.keySet().stream().filter(k -> k.startsWith("lost-")).count()
-                        == LOST
-                    && runsByKey.getOrDefault("every-0", new AtomicInteger()).get() >= 100);
+                ledger.jobsRun("once-") == ONE_SHOTS
+                    && ledger.jobsRun("lost-") == LOST
+                    && ledger.runs("every-0") >= 100);
     schedulers.forEach(Scheduler::close);
 
     assertThat(dropped.get()).as("changes the feeds dropped").isPositive();
-    assertThat(overlaps).as("runs of one job that overlapped").hasValue(0);
-    assertThat(runsByFire.entrySet().stream().filter(e -> e.getValue().get() > 1).toList())
-        .as("fires that ran twice")
-        .isEmpty();
+    assertThat(ledger.overlaps()).as("runs of one job that overlapped").isZero();
+    assertThat(ledger.firesRunTwice()).as("fires that ran twice").isEmpty();
     for (int i = 0; i < ONE_SHOTS; i++) {
-      assertThat(runsByKey.get("once-" + i)).as("runs of once-%d", i).hasValue(1);
+      assertThat(ledger.runs("once-" + i)).as("runs of once-%d", i).isEqualTo(1);
     }
     for (int i = 0; i < LOST; i++) {
-      assertThat(runsByKey.get("lost-" + i)).as("runs of lost-%d", i).hasValue(1);
+      assertThat(ledger.runs("lost-" + i)).as("runs of lost-%d", i).isEqualTo(1);
     }
   }
 }

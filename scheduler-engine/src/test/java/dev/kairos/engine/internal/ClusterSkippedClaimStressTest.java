@@ -9,14 +9,11 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.RunResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
@@ -41,19 +38,9 @@ class ClusterSkippedClaimStressTest {
   private final AtomicInteger alone = new AtomicInteger();
 
   /** The shared store, batching runs, with batches that skip rows and lone claims that wait. */
-  private final class SkippingStore extends ForwardingClusterStore {
+  private final class SkippingStore extends BatchingClusterStore {
     SkippingStore() {
       super(shared);
-    }
-
-    @Override
-    public boolean batchesRuns() {
-      return true;
-    }
-
-    @Override
-    public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
-      return results.stream().map(super::runFinished).toList();
     }
 
     @Override
@@ -93,10 +80,7 @@ class ClusterSkippedClaimStressTest {
 
   @Test
   void everyFireOnce_noOverlap_noOneShotLost() {
-    Map<String, AtomicInteger> runsByFire = new ConcurrentHashMap<>();
-    Map<String, AtomicInteger> runsByKey = new ConcurrentHashMap<>();
-    Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
-    AtomicInteger overlaps = new AtomicInteger();
+    FireLedger ledger = new FireLedger();
     for (int i = 0; i < 3; i++) {
       schedulers.add(
           Kairos.builder()
@@ -105,23 +89,7 @@ class ClusterSkippedClaimStressTest {
               .workers(4)
               .clusterPoll(Duration.ofMillis(20))
               .clusterLease(Duration.ofSeconds(3)) // instances see each other within a second
-              .handler(
-                  "h",
-                  ctx -> {
-                    AtomicInteger mine =
-                        inFlight.computeIfAbsent(ctx.key(), k -> new AtomicInteger());
-                    if (mine.incrementAndGet() > 1) {
-                      overlaps.incrementAndGet();
-                    }
-                    runsByFire
-                        .computeIfAbsent(
-                            ctx.key() + "@" + ctx.scheduledFireTime(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                    runsByKey
-                        .computeIfAbsent(ctx.key(), k -> new AtomicInteger())
-                        .incrementAndGet();
-                    mine.decrementAndGet();
-                  })
+              .handler("h", ledger)
               .build());
     }
     schedulers.forEach(Scheduler::start);
@@ -141,20 +109,15 @@ class ClusterSkippedClaimStressTest {
 
     await()
         .atMost(Duration.ofSeconds(90))
-        .until(
-            () ->
-                runsByKey.keySet().stream().filter(k -> k.startsWith("once-")).count() == ONE_SHOTS
-                    && runsByKey.getOrDefault("every-0", new AtomicInteger()).get() >= 100);
+        .until(() -> ledger.jobsRun("once-") == ONE_SHOTS && ledger.runs("every-0") >= 100);
     schedulers.forEach(Scheduler::close);
 
     assertThat(skipped.get()).as("fires the batches skipped").isPositive();
     assertThat(alone.get()).as("lone claims").isPositive();
-    assertThat(overlaps).as("runs of one job that overlapped").hasValue(0);
-    assertThat(runsByFire.entrySet().stream().filter(e -> e.getValue().get() > 1).toList())
-        .as("fires that ran twice")
-        .isEmpty();
+    assertThat(ledger.overlaps()).as("runs of one job that overlapped").isZero();
+    assertThat(ledger.firesRunTwice()).as("fires that ran twice").isEmpty();
     for (int i = 0; i < ONE_SHOTS; i++) {
-      assertThat(runsByKey.get("once-" + i)).as("runs of once-%d", i).hasValue(1);
+      assertThat(ledger.runs("once-" + i)).as("runs of once-%d", i).isEqualTo(1);
     }
   }
 }

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.kairos.JobSpec;
+import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.engine.TimeSource;
 import dev.kairos.spi.JobRecord;
-import dev.kairos.spi.RunResult;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -44,19 +44,9 @@ class ClusterSkippedClaimTest {
   private KairosScheduler scheduler;
 
   /** Batches runs (so claims are batched), skips the held row in batches, holds lone claims. */
-  private final class HoldingStore extends ForwardingClusterStore {
+  private final class HoldingStore extends BatchingClusterStore {
     HoldingStore() {
-      super(TimeSource.system());
-    }
-
-    @Override
-    public boolean batchesRuns() {
-      return true;
-    }
-
-    @Override
-    public List<Optional<JobRecord>> runsFinished(List<RunResult> results) {
-      return results.stream().map(super::runFinished).toList();
+      super(InMemoryStore.shared(TimeSource.system()));
     }
 
     @Override
