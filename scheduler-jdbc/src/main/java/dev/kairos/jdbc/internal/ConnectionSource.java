@@ -236,6 +236,13 @@ public final class ConnectionSource {
       // fast); a URL that sets the property itself keeps its value.
       c.addDataSourceProperty("reWriteBatchedInserts", "true");
     }
+    if (url.startsWith("jdbc:postgresql:") && !url.contains("binaryTransfer")) {
+      // Every instant column is NUMERIC(28,9). In binary form the driver decodes each value with a
+      // BigInteger multiplication per four digits (about 9% of a clustered instance's CPU at a
+      // steady 1,000 fires/s); as text it parses the digits into a long. A URL that sets either
+      // binaryTransfer property itself keeps its own choice.
+      c.addDataSourceProperty("binaryTransferDisable", "NUMERIC");
+    }
     if (url.startsWith("jdbc:postgresql:")) {
       c.setConnectionInitSql(PG_SESSION_SETUP);
     }

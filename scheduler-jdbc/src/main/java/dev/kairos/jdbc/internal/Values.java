@@ -10,6 +10,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Column encodings shared by both dialects. An instant is NUMERIC(28,9) epoch seconds: exact to the
@@ -39,11 +41,17 @@ final class Values {
     if (d == null) {
       return null;
     }
-    BigInteger nanosSinceEpoch = d.setScale(9, RoundingMode.UNNECESSARY).unscaledValue();
-    if (nanosSinceEpoch.bitLength() < Long.SIZE) { // 1677 to 2262: no BigInteger division
-      long n = nanosSinceEpoch.longValue();
-      return Instant.ofEpochSecond(Math.floorDiv(n, NANOS), Math.floorMod(n, NANOS));
+    // A column value has scale 9: moving the point keeps its digits, with no arithmetic.
+    BigDecimal scaled = d.movePointRight(9);
+    if (scaled.scale() == 0) {
+      try {
+        long n = scaled.longValueExact(); // 1677 to 2262: the nanos since the epoch fit in a long
+        return Instant.ofEpochSecond(Math.floorDiv(n, NANOS), Math.floorMod(n, NANOS));
+      } catch (ArithmeticException beyondLong) {
+        // the exact path below
+      }
     }
+    BigInteger nanosSinceEpoch = d.setScale(9, RoundingMode.UNNECESSARY).unscaledValue();
     BigInteger[] qr = nanosSinceEpoch.divideAndRemainder(BILLION);
     long seconds = qr[0].longValueExact();
     long nanos = qr[1].longValue();
@@ -67,10 +75,29 @@ final class Values {
     return d == null ? null : d.toString();
   }
 
+  /**
+   * Durations parsed from column text, so that the few texts an application's jobs use (PT1S,
+   * PT24H) are parsed once, not at every row read; at most {@link #PARSED_MAX} texts are kept.
+   */
+  private static final Map<String, Duration> PARSED = new ConcurrentHashMap<>();
+
+  static final int PARSED_MAX = 1024;
+
   static Duration duration(ResultSet rs, String column) throws SQLException {
     String s = rs.getString(column);
+    if (s == null) {
+      return null;
+    }
+    Duration known = PARSED.get(s);
+    if (known != null) {
+      return known;
+    }
     try {
-      return s == null ? null : Duration.parse(s);
+      Duration d = Duration.parse(s);
+      if (PARSED.size() < PARSED_MAX) {
+        PARSED.put(s, d);
+      }
+      return d;
     } catch (DateTimeParseException e) {
       throw new IllegalArgumentException(column + " '" + s + "' is not an ISO-8601 duration", e);
     }

@@ -1,6 +1,7 @@
 package dev.kairos.jdbc.internal;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.math.BigDecimal;
@@ -8,6 +9,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -44,6 +46,44 @@ class ValuesTest {
     assertThrows(ArithmeticException.class, () -> Values.instant(new BigDecimal("1.0000000001")));
     BigDecimal beyond = Values.decimal(Instant.MAX).add(BigDecimal.ONE);
     assertThrows(RuntimeException.class, () -> Values.instant(beyond));
+    // more decimals than nine, all zeros: the exact path, which accepts them
+    assertEquals(
+        Instant.ofEpochSecond(1, 500_000_000), Values.instant(new BigDecimal("1.500000000000")));
+    assertEquals(
+        Instant.parse("2026-12-07T04:40:00.000000001Z"),
+        Values.instant(new BigDecimal("1796618400.000000001")));
+  }
+
+  /**
+   * A duration column's text is parsed once and then served from a bounded map: the same value for
+   * the same text, beyond the bound too, and bad text refused with the column named every time.
+   */
+  @Test
+  void duration_sameValueForTheSameText_badTextRefusedEveryTime() throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:h2:mem:values_duration");
+        Statement s = c.createStatement()) {
+      s.execute("CREATE TABLE d (n INT, period VARCHAR(64))");
+      int rows = Values.PARSED_MAX + 200;
+      for (int i = 0; i < rows; i++) {
+        s.execute("INSERT INTO d VALUES (" + i + ", 'PT" + i + "S')");
+      }
+      s.execute("INSERT INTO d VALUES (-1, 'every day'), (-2, NULL)");
+      for (int pass = 0; pass < 2; pass++) {
+        try (ResultSet rs = s.executeQuery("SELECT n, period FROM d WHERE n >= 0 ORDER BY n")) {
+          while (rs.next()) {
+            assertEquals(Duration.ofSeconds(rs.getInt(1)), Values.duration(rs, "period"));
+          }
+        }
+        try (ResultSet rs = s.executeQuery("SELECT period FROM d WHERE n < 0 ORDER BY n DESC")) {
+          rs.next();
+          IllegalArgumentException bad =
+              assertThrows(IllegalArgumentException.class, () -> Values.duration(rs, "period"));
+          assertEquals("period 'every day' is not an ISO-8601 duration", bad.getMessage());
+          rs.next();
+          assertNull(Values.duration(rs, "period"));
+        }
+      }
+    }
   }
 
   /** H2's now() counts microseconds in UTC: the epoch seconds of the instant, in any zone. */
