@@ -341,19 +341,27 @@ public final class Cluster implements AutoCloseable {
       }
     }
     List<Optional<ClusterTable.Claim>> won;
+    String what = "claiming " + expected.size() + " job(s) for " + instance;
     try {
-      won =
-          database.inTransaction(
-              "claiming " + expected.size() + " job(s) for " + instance,
-              h -> {
-                List<Optional<ClusterTable.Claim>> w = table.claimAll(h, expected, instance, lease);
-                for (int i = 0; i < w.size() && !repeated.isEmpty(); i++) {
-                  if (w.get(i).isEmpty() && repeated.contains(expected.get(i).key())) {
-                    w.set(i, table.ownClaim(h, expected.get(i), instance));
-                  }
-                }
-                return w;
-              });
+      if (dialect.updateReturns()
+          && expected.stream().filter(r -> r.dueTime() != null).count() > 1) {
+        won = database.withHandle(what, h -> table.claimAllReturning(h, expected, instance, lease));
+        if (!repeated.isEmpty()) {
+          List<Optional<ClusterTable.Claim>> w = won;
+          database.withHandle(what, h -> ownClaims(h, expected, instance, w, repeated));
+        }
+      } else {
+        won =
+            database.inTransaction(
+                what,
+                h ->
+                    ownClaims(
+                        h,
+                        expected,
+                        instance,
+                        table.claimAll(h, expected, instance, lease),
+                        repeated));
+      }
     } catch (StoreException e) {
       if (inDoubt.size() + expected.size() > MAX_IN_DOUBT) {
         inDoubt.clear();
@@ -371,6 +379,24 @@ public final class Cluster implements AutoCloseable {
       changed();
     }
     return out;
+  }
+
+  /**
+   * Replaces in {@code won} each lost claim of a job in {@code repeated} (a claim repeated after a
+   * failed call) by the claim {@code instance} may already hold on that fire; returns {@code won}.
+   */
+  private List<Optional<ClusterTable.Claim>> ownClaims(
+      Handle h,
+      List<JobRecord> expected,
+      String instance,
+      List<Optional<ClusterTable.Claim>> won,
+      Set<String> repeated) {
+    for (int i = 0; i < won.size() && !repeated.isEmpty(); i++) {
+      if (won.get(i).isEmpty() && repeated.contains(expected.get(i).key())) {
+        won.set(i, table.ownClaim(h, expected.get(i), instance));
+      }
+    }
+    return won;
   }
 
   /** Extends the leases {@code instance} holds on these jobs; returns how many. */

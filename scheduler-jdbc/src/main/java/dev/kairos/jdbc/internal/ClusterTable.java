@@ -54,6 +54,12 @@ public final class ClusterTable {
 
   private final Dialect dialect;
   private final String claim;
+
+  /** The claim's {@code UPDATE ... SET ...} and its {@code WHERE ...} (see {@link #claim}). */
+  private final String claimSet;
+
+  private final String claimWhere;
+  private final String jobsTable;
   private final String select;
   private final String ownClaim;
   private final String selectOwned;
@@ -83,7 +89,7 @@ public final class ClusterTable {
     String jobs = prefix + "jobs";
     String table = prefix + "instances";
     String now = dialect.now();
-    claim =
+    claimSet =
         "UPDATE "
             + jobs
             + " SET recovery = (state = 'RUNNING'"
@@ -96,8 +102,9 @@ public final class ClusterTable {
             + ", change_seq = "
             + dialect.nextChange(prefix)
             + ", changed_at = "
-            + now
-            + " WHERE job_key = :key AND version = :version"
+            + now;
+    claimWhere =
+        " WHERE job_key = :key AND version = :version"
             + " AND (due_time = :due OR state = 'RUNNING')"
             + " AND (state = 'RUNNING' OR due_time <= "
             + now
@@ -105,6 +112,8 @@ public final class ClusterTable {
             + " AND (owner IS NULL OR lease_until <= "
             + now
             + ")";
+    claim = claimSet + claimWhere;
+    jobsTable = jobs;
     select = "SELECT * FROM " + jobs + " WHERE job_key = :key";
     lockLimit = "SELECT limit_name FROM " + prefix + "limits WHERE limit_name = :name FOR UPDATE";
     insertLimit = "INSERT INTO " + prefix + "limits (limit_name) VALUES (:name)";
@@ -303,7 +312,8 @@ public final class ClusterTable {
    * delivered by the feed). One fire needs no such statement: its UPDATE waits for the row alone.
    * (Its stamp may then date from before the wait: PostgreSQL keeps the values it computed when the
    * holder only locked the row or rolled back. A claim the feed skips for that costs another
-   * instance at most a lost claim of that fire; the run's write-back is stamped afresh.)
+   * instance at most a lost claim of that fire; the run's write-back is stamped afresh.) On
+   * PostgreSQL, {@link #claimAllReturning} does the same in one statement.
    */
   public List<Optional<Claim>> claimAll(
       Handle h, List<JobRecord> expected, String instance, Duration lease) {
@@ -353,6 +363,79 @@ public final class ClusterTable {
               Integer i = index.get(c.row().key());
               JobRecord e = i == null ? null : expected.get(i);
               if (e != null && c.row().version() == e.version() + 1) {
+                out.set(i, Optional.of(c));
+              }
+            });
+    return out;
+  }
+
+  /**
+   * {@link #claimAll} in one statement, for a dialect whose UPDATE returns rows ({@link
+   * Dialect#updateReturns}, PostgreSQL), with two or more fires: a {@code MATERIALIZED} common
+   * table expression locks, in key order, the rows no other transaction holds ({@code FOR UPDATE
+   * SKIP LOCKED}); the UPDATE joins them with the expected versions and due times (a {@code VALUES}
+   * list) under the single claim's conditions, and returns the rows it claimed. Run in auto-commit:
+   * one round trip with its commit where the transaction took four (the locking read, the batched
+   * UPDATE, the read of the won rows, the commit). No statement of it waits for a lock (a held row
+   * is skipped, a locked row is ours), so its change stamps are taken within the statement, just
+   * before its commit. Answers in the order given, as {@link #claimAll} does.
+   */
+  public List<Optional<Claim>> claimAllReturning(
+      Handle h, List<JobRecord> expected, String instance, Duration lease) {
+    List<Optional<Claim>> out =
+        new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
+    List<Integer> order = new java.util.ArrayList<>();
+    for (int i = 0; i < expected.size(); i++) {
+      if (expected.get(i).dueTime() != null) {
+        order.add(i);
+      }
+    }
+    if (order.isEmpty()) {
+      return out;
+    }
+    order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
+    StringBuilder in = new StringBuilder();
+    StringBuilder values = new StringBuilder();
+    for (int j = 0; j < order.size(); j++) {
+      in.append(j == 0 ? ":k" : ", :k").append(j);
+      values
+          .append(j == 0 ? "(CAST(:k" : ", (CAST(:k")
+          .append(j)
+          .append(" AS VARCHAR(200)), CAST(:v")
+          .append(j)
+          .append(" AS BIGINT), CAST(:d")
+          .append(j)
+          .append(" AS NUMERIC(28,9)))");
+    }
+    String sql =
+        "WITH locked AS MATERIALIZED (SELECT job_key AS locked_key FROM "
+            + jobsTable
+            + " WHERE job_key IN ("
+            + in
+            + ") ORDER BY job_key FOR UPDATE SKIP LOCKED) "
+            + claimSet
+            + " FROM locked, (VALUES "
+            + values
+            + ") AS expected_fire (expected_key, expected_version, expected_due)"
+            + claimWhere
+                .replace(":key", "expected_key")
+                .replace(":version", "expected_version")
+                .replace(":due", "expected_due")
+            + " AND job_key = locked_key RETURNING "
+            + jobsTable
+            + ".*";
+    var q = h.createQuery(sql).bind("instance", instance).bind("lease", seconds(lease));
+    Map<String, Integer> index = new java.util.HashMap<>();
+    for (int j = 0; j < order.size(); j++) {
+      JobRecord e = expected.get(order.get(j));
+      q.bind("k" + j, e.key()).bind("v" + j, e.version()).bind("d" + j, decimal(e.dueTime()));
+      index.put(e.key(), order.get(j));
+    }
+    q.map((rs, ctx) -> claimed(rs))
+        .forEach(
+            c -> {
+              Integer i = index.get(c.row().key());
+              if (i != null && c.row().version() == expected.get(i).version() + 1) {
                 out.set(i, Optional.of(c));
               }
             });
