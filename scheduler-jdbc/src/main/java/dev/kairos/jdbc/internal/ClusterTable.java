@@ -401,7 +401,7 @@ public final class ClusterTable {
       values
           .append(j == 0 ? "(CAST(:k" : ", (CAST(:k")
           .append(j)
-          .append(" AS VARCHAR(200)), CAST(:v")
+          .append(" AS VARCHAR), CAST(:v")
           .append(j)
           .append(" AS BIGINT), CAST(:d")
           .append(j)
