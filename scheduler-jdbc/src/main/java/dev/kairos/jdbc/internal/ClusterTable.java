@@ -59,6 +59,17 @@ public final class ClusterTable {
   private final String claimSet;
 
   private final String claimWhere;
+
+  /** The claim returning the claimed row, for a dialect whose UPDATE returns rows. */
+  private final PositionalBatch.Sql claimReturning;
+
+  /** {@link #claimAllReturning}'s statement for each number of fires, made when first needed. */
+  private final java.util.concurrent.atomic.AtomicReferenceArray<PositionalBatch.Sql>
+      claimAllReturning = new java.util.concurrent.atomic.AtomicReferenceArray<>(MAX_BATCH + 1);
+
+  /** The most fires {@link #claimAllReturning} keeps a statement for; more build one per call. */
+  static final int MAX_BATCH = 64;
+
   private final String jobsTable;
   private final String select;
   private final String ownClaim;
@@ -113,6 +124,7 @@ public final class ClusterTable {
             + now
             + ")";
     claim = claimSet + claimWhere;
+    claimReturning = PositionalBatch.Sql.of(claim + " RETURNING *");
     jobsTable = jobs;
     select = "SELECT * FROM " + jobs + " WHERE job_key = :key";
     lockLimit = "SELECT limit_name FROM " + prefix + "limits WHERE limit_name = :name FOR UPDATE";
@@ -202,16 +214,20 @@ public final class ClusterTable {
    * Claims {@code expected}'s fire for {@code instance} (see the design notes). On H2 it takes two
    * statements, so call it in a transaction.
    */
-  public Optional<Claim> claim(Handle h, JobRecord expected, String instance, Duration lease) {
+  public Optional<Claim> claim(Handle h, JobRecord expected, String instance, Duration lease)
+      throws SQLException {
     if (expected.dueTime() == null) {
       return Optional.empty();
     }
-    if (dialect.updateReturns()) {
-      return stamps
-          .on(h)
-          .bind(bindClaim(h.createQuery(claim + " RETURNING *"), expected, instance, lease))
-          .map((rs, ctx) -> claimed(rs))
-          .findOne();
+    if (dialect.updateReturns()) { // no stamp to bind: the dialect's stamp is a SQL expression
+      try (PositionalBatch q = claimReturning.prepare(h, dialect)) {
+        q.text("key", expected.key())
+            .bigint("version", expected.version())
+            .number("due", decimal(expected.dueTime()))
+            .text("instance", instance)
+            .number("lease", seconds(lease));
+        return q.query(ClusterTable::claimed).stream().findFirst();
+      }
     }
     int updated =
         stamps.on(h).bind(bindClaim(h.createUpdate(claim), expected, instance, lease)).execute();
@@ -232,7 +248,8 @@ public final class ClusterTable {
       JobRecord expected,
       String instance,
       Duration lease,
-      dev.kairos.ConcurrencyLimit limit) {
+      dev.kairos.ConcurrencyLimit limit)
+      throws SQLException {
     if (expected.dueTime() == null) {
       return new LimitedClaim(Optional.empty(), false);
     }
@@ -381,7 +398,7 @@ public final class ClusterTable {
    * before its commit. Answers in the order given, as {@link #claimAll} does.
    */
   public List<Optional<Claim>> claimAllReturning(
-      Handle h, List<JobRecord> expected, String instance, Duration lease) {
+      Handle h, List<JobRecord> expected, String instance, Duration lease) throws SQLException {
     List<Optional<Claim>> out =
         new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
     List<Integer> order = new java.util.ArrayList<>();
@@ -394,9 +411,39 @@ public final class ClusterTable {
       return out;
     }
     order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
+    int n = order.size();
+    PositionalBatch.Sql sql = n <= MAX_BATCH ? claimAllReturning.get(n) : null;
+    if (sql == null) {
+      sql = PositionalBatch.Sql.of(claimAllReturningSql(n));
+      if (n <= MAX_BATCH) {
+        claimAllReturning.set(n, sql);
+      }
+    }
+    Map<String, Integer> index = new java.util.HashMap<>();
+    try (PositionalBatch q = sql.prepare(h, dialect)) {
+      q.text("instance", instance).number("lease", seconds(lease));
+      for (int j = 0; j < n; j++) {
+        JobRecord e = expected.get(order.get(j));
+        q.text("k" + j, e.key()).bigint("v" + j, e.version()).number("d" + j, decimal(e.dueTime()));
+        index.put(e.key(), order.get(j));
+      }
+      for (Claim c : q.query(ClusterTable::claimed)) {
+        Integer i = index.get(c.row().key());
+        if (i != null && c.row().version() == expected.get(i).version() + 1) {
+          out.set(i, Optional.of(c));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The statement of {@link #claimAllReturning} for {@code n} fires (parameters k, v and d 0..n-1).
+   */
+  private String claimAllReturningSql(int n) {
     StringBuilder in = new StringBuilder();
     StringBuilder values = new StringBuilder();
-    for (int j = 0; j < order.size(); j++) {
+    for (int j = 0; j < n; j++) {
       in.append(j == 0 ? ":k" : ", :k").append(j);
       values
           .append(j == 0 ? "(CAST(:k" : ", (CAST(:k")
@@ -407,39 +454,22 @@ public final class ClusterTable {
           .append(j)
           .append(" AS NUMERIC(28,9)))");
     }
-    String sql =
-        "WITH locked AS MATERIALIZED (SELECT job_key AS locked_key FROM "
-            + jobsTable
-            + " WHERE job_key IN ("
-            + in
-            + ") ORDER BY job_key FOR UPDATE SKIP LOCKED) "
-            + claimSet
-            + " FROM locked, (VALUES "
-            + values
-            + ") AS expected_fire (expected_key, expected_version, expected_due)"
-            + claimWhere
-                .replace(":key", "expected_key")
-                .replace(":version", "expected_version")
-                .replace(":due", "expected_due")
-            + " AND job_key = locked_key RETURNING "
-            + jobsTable
-            + ".*";
-    var q = h.createQuery(sql).bind("instance", instance).bind("lease", seconds(lease));
-    Map<String, Integer> index = new java.util.HashMap<>();
-    for (int j = 0; j < order.size(); j++) {
-      JobRecord e = expected.get(order.get(j));
-      q.bind("k" + j, e.key()).bind("v" + j, e.version()).bind("d" + j, decimal(e.dueTime()));
-      index.put(e.key(), order.get(j));
-    }
-    q.map((rs, ctx) -> claimed(rs))
-        .forEach(
-            c -> {
-              Integer i = index.get(c.row().key());
-              if (i != null && c.row().version() == expected.get(i).version() + 1) {
-                out.set(i, Optional.of(c));
-              }
-            });
-    return out;
+    return "WITH locked AS MATERIALIZED (SELECT job_key AS locked_key FROM "
+        + jobsTable
+        + " WHERE job_key IN ("
+        + in
+        + ") ORDER BY job_key FOR UPDATE SKIP LOCKED) "
+        + claimSet
+        + " FROM locked, (VALUES "
+        + values
+        + ") AS expected_fire (expected_key, expected_version, expected_due)"
+        + claimWhere
+            .replace(":key", "expected_key")
+            .replace(":version", "expected_version")
+            .replace(":due", "expected_due")
+        + " AND job_key = locked_key RETURNING "
+        + jobsTable
+        + ".*";
   }
 
   /**

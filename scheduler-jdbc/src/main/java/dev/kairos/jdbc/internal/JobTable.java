@@ -332,7 +332,8 @@ public final class JobTable {
    * The rows of these keys (those that exist), locked until the transaction ends if {@code
    * forUpdate}; one query per {@value #KEYS_PER_QUERY} keys.
    */
-  public List<JobRows.Row> findAll(Handle h, List<String> keys, boolean forUpdate) {
+  public List<JobRows.Row> findAll(Handle h, List<String> keys, boolean forUpdate)
+      throws SQLException {
     boolean customPlans =
         dialect == Dialect.POSTGRESQL && keys.size() >= CUSTOM_PLAN_KEYS && h.isInTransaction();
     if (customPlans) {
@@ -341,6 +342,15 @@ public final class JobTable {
     List<JobRows.Row> out = new ArrayList<>(keys.size());
     for (int from = 0; from < keys.size(); from += KEYS_PER_QUERY) {
       List<String> part = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_QUERY));
+      if (part.size() <= FEW_KEYS) { // a write-back batch: on the fire path, straight through JDBC
+        try (PositionalBatch q = fewKeys(part.size(), forUpdate).prepare(h, dialect)) {
+          for (int i = 0; i < part.size(); i++) {
+            q.text("k" + i, part.get(i));
+          }
+          out.addAll(q.query(JobRows::read));
+        }
+        continue;
+      }
       keysQuery(h, selectIn, part, forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")") // key order
           .map((rs, ctx) -> JobRows.read(rs))
           .forEach(out::add);
@@ -349,6 +359,28 @@ public final class JobTable {
       h.execute("SET LOCAL plan_cache_mode TO DEFAULT; SET LOCAL enable_seqscan TO DEFAULT");
     }
     return out;
+  }
+
+  /** The most keys {@link #findAll} reads through {@link PositionalBatch#query}. */
+  static final int FEW_KEYS = 64;
+
+  /** {@link #findAll}'s statements for 1 to {@value #FEW_KEYS} keys, made when first needed. */
+  private final java.util.concurrent.atomic.AtomicReferenceArray<PositionalBatch.Sql> fewKeys =
+      new java.util.concurrent.atomic.AtomicReferenceArray<>(2 * (FEW_KEYS + 1));
+
+  private PositionalBatch.Sql fewKeys(int n, boolean forUpdate) {
+    int slot = 2 * n + (forUpdate ? 1 : 0);
+    PositionalBatch.Sql sql = fewKeys.get(slot);
+    if (sql == null) {
+      StringBuilder text = new StringBuilder(selectIn);
+      for (int i = 0; i < n; i++) {
+        text.append(i == 0 ? ":k" : ", :k").append(i);
+      }
+      text.append(forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")");
+      sql = PositionalBatch.Sql.of(text.toString());
+      fewKeys.set(slot, sql);
+    }
+    return sql;
   }
 
   /** {@code head}, a parameter per key (bound), then {@code tail}: a query on an IN list. */
@@ -413,7 +445,7 @@ public final class JobTable {
    * {@link #delete} of each key that has a row, in one batch; returns those keys. (The rows are
    * read first: some drivers do not report a batch's update counts.)
    */
-  public List<String> deleteAll(Handle h, List<String> keys) {
+  public List<String> deleteAll(Handle h, List<String> keys) throws SQLException {
     List<String> existing = new ArrayList<>();
     for (JobRows.Row row : findAll(h, keys, true)) {
       existing.add(row.key());

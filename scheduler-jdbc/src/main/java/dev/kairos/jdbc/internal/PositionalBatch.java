@@ -11,12 +11,13 @@ import java.util.Map;
 import org.jdbi.v3.core.Handle;
 
 /**
- * A batch of one statement, its rows bound straight to the JDBC statement's positions, on the
- * handle's connection and in its transaction. For the batches that write many rows of many columns
- * (bulk scheduling, write-backs, history): binding 43 named parameters a row through Jdbi cost more
- * client CPU than the database took to store the row (a profile of {@code scheduleAll} on
- * PostgreSQL: two thirds of the store's samples). The SQL is written with {@code :name} parameters
- * as everywhere else; each is sent as a {@code ?} in its place.
+ * A batch of one statement (or one query, {@link #query}), its rows bound straight to the JDBC
+ * statement's positions, on the handle's connection and in its transaction. For the batches that
+ * write many rows of many columns (bulk scheduling, write-backs, history): binding 43 named
+ * parameters a row through Jdbi cost more client CPU than the database took to store the row (a
+ * profile of {@code scheduleAll} on PostgreSQL: two thirds of the store's samples). The SQL is
+ * written with {@code :name} parameters as everywhere else; each is sent as a {@code ?} in its
+ * place.
  */
 final class PositionalBatch implements Columns, AutoCloseable {
   private final PreparedStatement statement;
@@ -132,6 +133,29 @@ final class PositionalBatch implements Columns, AutoCloseable {
   /** Ends the row bound so far; the next binds start the next row. */
   void add() throws SQLException {
     statement.addBatch();
+  }
+
+  /** Reads one row of a result set. */
+  @FunctionalInterface
+  interface RowReader<T> {
+    /** The value of the row the result set is on. */
+    T read(java.sql.ResultSet rs) throws SQLException;
+  }
+
+  /**
+   * Runs the statement once, as a query, with the values bound so far, and reads every row it
+   * returns: for the statements of the fire path that read rows (a claim's {@code RETURNING}, a
+   * write-back's locking read), where Jdbi's per-statement work (a copy of its configuration, the
+   * binding of each argument by type, the mapping callbacks) cost more client CPU than the driver.
+   */
+  <T> List<T> query(RowReader<T> reader) throws SQLException {
+    List<T> out = new ArrayList<>();
+    try (java.sql.ResultSet rs = statement.executeQuery()) {
+      while (rs.next()) {
+        out.add(reader.read(rs));
+      }
+    }
+    return out;
   }
 
   /** Runs the rows added; the update count of each (some drivers: SUCCESS_NO_INFO). */
