@@ -334,13 +334,7 @@ public final class ClusterTable {
    */
   public List<Optional<Claim>> claimAll(
       Handle h, List<JobRecord> expected, String instance, Duration lease) {
-    List<Integer> order = new java.util.ArrayList<>();
-    for (int i = 0; i < expected.size(); i++) {
-      if (expected.get(i).dueTime() != null) {
-        order.add(i);
-      }
-    }
-    order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
+    List<Integer> order = dueInKeyOrder(expected);
     List<Optional<Claim>> out =
         new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
     if (order.isEmpty()) {
@@ -387,6 +381,22 @@ public final class ClusterTable {
   }
 
   /**
+   * The positions in {@code expected} of the fires that are due (a due time: the others cannot be
+   * claimed), in key order: the order in which a batch locks its rows, as every batch of job rows
+   * does, so that two batches never wait on each other in a cycle.
+   */
+  static List<Integer> dueInKeyOrder(List<JobRecord> expected) {
+    List<Integer> order = new java.util.ArrayList<>();
+    for (int i = 0; i < expected.size(); i++) {
+      if (expected.get(i).dueTime() != null) {
+        order.add(i);
+      }
+    }
+    order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
+    return order;
+  }
+
+  /**
    * {@link #claimAll} in one statement, for a dialect whose UPDATE returns rows ({@link
    * Dialect#updateReturns}, PostgreSQL), with two or more fires: a {@code MATERIALIZED} common
    * table expression locks, in key order, the rows no other transaction holds ({@code FOR UPDATE
@@ -401,16 +411,10 @@ public final class ClusterTable {
       Handle h, List<JobRecord> expected, String instance, Duration lease) throws SQLException {
     List<Optional<Claim>> out =
         new java.util.ArrayList<>(java.util.Collections.nCopies(expected.size(), Optional.empty()));
-    List<Integer> order = new java.util.ArrayList<>();
-    for (int i = 0; i < expected.size(); i++) {
-      if (expected.get(i).dueTime() != null) {
-        order.add(i);
-      }
-    }
+    List<Integer> order = dueInKeyOrder(expected);
     if (order.isEmpty()) {
       return out;
     }
-    order.sort(java.util.Comparator.comparing(i -> expected.get(i).key()));
     int n = order.size();
     PositionalBatch.Sql sql = n <= MAX_BATCH ? claimAllReturning.get(n) : null;
     if (sql == null) {
