@@ -1,11 +1,21 @@
 package dev.kairos.engine.internal;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
 import dev.kairos.Job;
 import dev.kairos.JobContext;
+import dev.kairos.Scheduler;
+import dev.kairos.engine.Kairos;
+import dev.kairos.spi.ClusterStore;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
 
 /**
  * A handler for the cluster stress tests: counts the runs of each fire (key and scheduled time) and
@@ -52,5 +62,43 @@ final class FireLedger implements Job {
         .filter(e -> e.getValue().get() > 1)
         .map(Map.Entry::getKey)
         .toList();
+  }
+
+  /**
+   * Builds and starts {@code n} instances ({@code s0}, {@code s1}, ...) of four workers, each over
+   * a store from {@code store} and with this ledger as handler {@code h}, changed by {@code tweak};
+   * adds them to {@code into} (to be closed however the test ends) and waits until each sees all
+   * {@code n} alive.
+   */
+  void startCluster(
+      int n,
+      Supplier<ClusterStore> store,
+      UnaryOperator<Kairos.Builder> tweak,
+      List<Scheduler> into) {
+    List<Scheduler> started = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      started.add(
+          tweak
+              .apply(Kairos.builder().store(store.get()).instanceId("s" + i).workers(4))
+              .handler("h", this)
+              .build());
+    }
+    into.addAll(started);
+    started.forEach(Scheduler::start);
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> started.stream().allMatch(s -> s.stats().liveInstances() == n));
+  }
+
+  /**
+   * Asserts that no run overlapped another of its job, that no fire ran twice, and that each job
+   * {@code prefix + i} for {@code i} below {@code count} ran exactly once.
+   */
+  void assertEveryFireOnce(String prefix, int count) {
+    assertThat(overlaps()).as("runs of one job that overlapped").isZero();
+    assertThat(firesRunTwice()).as("fires that ran twice").isEmpty();
+    for (int i = 0; i < count; i++) {
+      assertThat(runs(prefix + i)).as("runs of %s%d", prefix, i).isEqualTo(1);
+    }
   }
 }
