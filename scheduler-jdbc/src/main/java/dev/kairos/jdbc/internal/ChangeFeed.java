@@ -170,7 +170,7 @@ public final class ChangeFeed {
    * bound, taken from the database clock before the read, as before), instead of the stamp's time
    * for the reader to decode and compare; it runs straight through JDBC ({@link PositionalBatch});
    * and the stamps returned are a sorted array of longs ({@link SortedStamps}). Together these took
-   * about a seventh off the CPU per fire of the thread that reads the feed (three instances, 1,000
+   * about a fifth off the CPU per fire of the thread that reads the feed (three instances, 1,000
    * fires/s). A stamp whose time is null or later than the bound is unsettled, as before.
    *
    * <p>A read from any other cursor than the one the last read returned (a new reader, an engine
