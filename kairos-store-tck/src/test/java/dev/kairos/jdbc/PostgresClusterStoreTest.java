@@ -7,6 +7,7 @@ import dev.kairos.spi.ClusterStore;
 import dev.kairos.spi.JobRecord;
 import dev.kairos.tck.ClusterStoreContract;
 import dev.kairos.tck.JdbcStoreContract;
+import dev.kairos.tck.JobStoreContract;
 import dev.kairos.tck.PostgresTestDatabase;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -96,5 +97,45 @@ class PostgresClusterStoreTest extends ClusterStoreContract {
       ClusterStore.Changes next = reader.changesSince(first.cursor(), 100);
       assertThat(next.changed()).extracting(JobRecord::key).containsExactly("late");
     }
+  }
+
+  /**
+   * Rows whose change time lies a day ahead, or beyond any instant (edited by hand: the store
+   * stamps the database clock), are returned and hold the cursor below their stamps, but neither
+   * fails the read nor keeps a later change from being returned at once; once the store writes
+   * those jobs again, their rows are stamped anew and the cursor moves past them.
+   */
+  @Test
+  void changesSince_rowsStampedAhead_holdTheCursorButNotLaterChanges() throws Exception {
+    long start = b.changeCursor();
+    a.upsert(fresh("ahead", T0));
+    a.upsert(fresh("beyond", T0));
+    try (Connection c = db.connect();
+        Statement s = c.createStatement()) {
+      String stamp =
+          "UPDATE " + prefix + "jobs SET change_seq = " + Dialect.POSTGRESQL.nextChange(prefix);
+      s.executeUpdate(
+          stamp
+              + ", changed_at = "
+              + Dialect.POSTGRESQL.now()
+              + " + 86400 WHERE job_key = 'ahead'");
+      s.executeUpdate(stamp + ", changed_at = 1e18 WHERE job_key = 'beyond'");
+    }
+    a.upsert(fresh("later", T0));
+    awaitSettled();
+
+    ClusterStore.Changes held = b.changesSince(start, 100);
+    assertThat(held.changed())
+        .extracting(JobRecord::key)
+        .containsExactly("ahead", "beyond", "later");
+    assertThat(held.cursor()).as("cursor held below the stamps ahead").isEqualTo(start);
+
+    a.upsert(JobRecord.fresh(JobStoreContract.spec("ahead").data("again"), T0));
+    a.upsert(JobRecord.fresh(JobStoreContract.spec("beyond").data("again"), T0));
+    awaitSettled();
+    ClusterStore.Changes moved = b.changesSince(held.cursor(), 100);
+    assertThat(moved.changed()).extracting(JobRecord::key).containsExactly("ahead", "beyond");
+    assertThat(moved.cursor()).as("cursor past every change").isGreaterThan(start);
+    assertThat(b.changesSince(moved.cursor(), 100).changed()).isEmpty();
   }
 }
