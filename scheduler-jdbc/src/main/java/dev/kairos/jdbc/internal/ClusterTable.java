@@ -64,8 +64,8 @@ public final class ClusterTable {
   private final PositionalBatch.Sql claimReturning;
 
   /** {@link #claimAllReturning}'s statement for each number of fires, made when first needed. */
-  private final java.util.concurrent.atomic.AtomicReferenceArray<PositionalBatch.Sql>
-      claimAllReturning = new java.util.concurrent.atomic.AtomicReferenceArray<>(MAX_BATCH + 1);
+  private final PositionalBatch.PerCount claimAllReturning =
+      new PositionalBatch.PerCount(MAX_BATCH, this::claimAllReturningSql);
 
   /** The most fires {@link #claimAllReturning} keeps a statement for; more build one per call. */
   static final int MAX_BATCH = 64;
@@ -416,15 +416,8 @@ public final class ClusterTable {
       return out;
     }
     int n = order.size();
-    PositionalBatch.Sql sql = n <= MAX_BATCH ? claimAllReturning.get(n) : null;
-    if (sql == null) {
-      sql = PositionalBatch.Sql.of(claimAllReturningSql(n));
-      if (n <= MAX_BATCH) {
-        claimAllReturning.set(n, sql);
-      }
-    }
     Map<String, Integer> index = new java.util.HashMap<>();
-    try (PositionalBatch q = sql.prepare(h, dialect)) {
+    try (PositionalBatch q = claimAllReturning.get(n).prepare(h, dialect)) {
       q.text("instance", instance).number("lease", seconds(lease));
       for (int j = 0; j < n; j++) {
         JobRecord e = expected.get(order.get(j));
@@ -445,10 +438,8 @@ public final class ClusterTable {
    * The statement of {@link #claimAllReturning} for {@code n} fires (parameters k, v and d 0..n-1).
    */
   private String claimAllReturningSql(int n) {
-    StringBuilder in = new StringBuilder();
     StringBuilder values = new StringBuilder();
     for (int j = 0; j < n; j++) {
-      in.append(j == 0 ? ":k" : ", :k").append(j);
       values
           .append(j == 0 ? "(CAST(:k" : ", (CAST(:k")
           .append(j)
@@ -461,7 +452,7 @@ public final class ClusterTable {
     return "WITH locked AS MATERIALIZED (SELECT job_key AS locked_key FROM "
         + jobsTable
         + " WHERE job_key IN ("
-        + in
+        + PositionalBatch.parameters("k", n)
         + ") ORDER BY job_key FOR UPDATE SKIP LOCKED) "
         + claimSet
         + " FROM locked, (VALUES "

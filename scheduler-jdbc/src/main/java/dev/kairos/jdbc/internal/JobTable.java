@@ -343,7 +343,8 @@ public final class JobTable {
     for (int from = 0; from < keys.size(); from += KEYS_PER_QUERY) {
       List<String> part = keys.subList(from, Math.min(keys.size(), from + KEYS_PER_QUERY));
       if (part.size() <= FEW_KEYS) { // a write-back batch: on the fire path, straight through JDBC
-        try (PositionalBatch q = fewKeys(part.size(), forUpdate).prepare(h, dialect)) {
+        PositionalBatch.PerCount few = forUpdate ? fewKeysLocked : fewKeys;
+        try (PositionalBatch q = few.get(part.size()).prepare(h, dialect)) {
           for (int i = 0; i < part.size(); i++) {
             q.text("k" + i, part.get(i));
           }
@@ -365,22 +366,15 @@ public final class JobTable {
   static final int FEW_KEYS = 64;
 
   /** {@link #findAll}'s statements for 1 to {@value #FEW_KEYS} keys, made when first needed. */
-  private final java.util.concurrent.atomic.AtomicReferenceArray<PositionalBatch.Sql> fewKeys =
-      new java.util.concurrent.atomic.AtomicReferenceArray<>(2 * (FEW_KEYS + 1));
+  private final PositionalBatch.PerCount fewKeys =
+      new PositionalBatch.PerCount(FEW_KEYS, n -> fewKeysText(n) + ")");
 
-  private PositionalBatch.Sql fewKeys(int n, boolean forUpdate) {
-    int slot = 2 * n + (forUpdate ? 1 : 0);
-    PositionalBatch.Sql sql = fewKeys.get(slot);
-    if (sql == null) {
-      StringBuilder text = new StringBuilder(selectIn);
-      for (int i = 0; i < n; i++) {
-        text.append(i == 0 ? ":k" : ", :k").append(i);
-      }
-      text.append(forUpdate ? ") ORDER BY job_key FOR UPDATE" : ")");
-      sql = PositionalBatch.Sql.of(text.toString());
-      fewKeys.set(slot, sql);
-    }
-    return sql;
+  /** {@link #fewKeys} locking the rows, in key order. */
+  private final PositionalBatch.PerCount fewKeysLocked =
+      new PositionalBatch.PerCount(FEW_KEYS, n -> fewKeysText(n) + ") ORDER BY job_key FOR UPDATE");
+
+  private String fewKeysText(int n) {
+    return selectIn + PositionalBatch.parameters("k", n);
   }
 
   /** {@code head}, a parameter per key (bound), then {@code tail}: a query on an IN list. */

@@ -71,6 +71,44 @@ final class PositionalBatch implements Columns, AutoCloseable {
   }
 
   /**
+   * Statements whose text depends on a count (a list of that many parameters), each worked out
+   * once, when first needed, and kept for counts up to a bound; a larger count works its statement
+   * out on every call.
+   */
+  static final class PerCount {
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Sql> made;
+    private final java.util.function.IntFunction<String> text;
+
+    /** Keeps the statements for 1 to {@code max}; {@code text} writes the one for a count. */
+    PerCount(int max, java.util.function.IntFunction<String> text) {
+      this.made = new java.util.concurrent.atomic.AtomicReferenceArray<>(max + 1);
+      this.text = text;
+    }
+
+    /** The statement for {@code n}. */
+    Sql get(int n) {
+      if (n >= made.length()) {
+        return Sql.of(text.apply(n));
+      }
+      Sql sql = made.get(n);
+      if (sql == null) { // two threads may both make it: the same statement either way
+        sql = Sql.of(text.apply(n));
+        made.set(n, sql);
+      }
+      return sql;
+    }
+  }
+
+  /** {@code n} parameters {@code :<name>0, :<name>1, …}, separated by commas. */
+  static String parameters(String name, int n) {
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      out.append(i == 0 ? ":" : ", :").append(name).append(i);
+    }
+    return out.toString();
+  }
+
+  /**
    * {@code sql} with each {@code :name} parameter replaced by {@code ?}; fills {@code names} with
    * the 1-based positions of each name. Text in single quotes and {@code ::} casts are left alone.
    */
