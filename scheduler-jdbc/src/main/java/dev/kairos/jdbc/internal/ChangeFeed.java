@@ -51,7 +51,7 @@ public final class ChangeFeed {
   /** How long tombstones are kept: an instance whose feed lags more misses deletions. */
   public static final Duration TOMBSTONE_RETENTION = Duration.ofMinutes(10);
 
-  private final String now;
+  private final PositionalBatch.Sql now;
   private final String tombstone;
   private final String trim;
   private final PositionalBatch.Sql changedStamps;
@@ -67,7 +67,7 @@ public final class ChangeFeed {
     String jobs = prefix + "jobs";
     String deleted = prefix + "deleted_jobs";
     stamps = new ChangeStamps(prefix, dialect);
-    now = "SELECT " + dialect.now();
+    now = PositionalBatch.Sql.of("SELECT " + dialect.now());
     tombstone =
         "INSERT INTO "
             + deleted
@@ -123,13 +123,22 @@ public final class ChangeFeed {
     h.createUpdate(trim).bind("retention", seconds(TOMBSTONE_RETENTION)).execute();
   }
 
-  /** The database clock. */
-  public Instant now(Handle h) {
-    return instant(h.createQuery(now).mapTo(BigDecimal.class).one());
+  /**
+   * The database clock. Read on every read of the feed, so straight through JDBC ({@link
+   * PositionalBatch}), as the feed's other queries.
+   */
+  public Instant now(Handle h) throws SQLException {
+    try (PositionalBatch q = now.prepare(h, dialect)) {
+      List<BigDecimal> read = q.query(rs -> rs.getBigDecimal(1));
+      if (read.size() != 1 || read.get(0) == null) {
+        throw new SQLException("the database clock read returned " + read);
+      }
+      return instant(read.get(0));
+    }
   }
 
   /** A cursor from which every change not yet settled will be read: the newest settled stamp. */
-  public long cursor(Handle h, Duration settle) {
+  public long cursor(Handle h, Duration settle) throws SQLException {
     BigDecimal settled = Values.decimal(now(h).minus(settle));
     long rows = last(h, lastSettledRow, settled);
     long tombstones = last(h, lastSettledTombstone, settled);
