@@ -93,6 +93,23 @@ class MisfireRuleTest {
     }
   }
 
+  @Test
+  void decide_oneShotOlderThanTheCatchUpWindow_dropsItsFireAndHasNoNext() {
+    Instant at = MON_0200;
+    Timetable once = Timetables.of(JobSpec.named("o").handler("h").at(at));
+
+    MisfireRule.Decision older =
+        MisfireRule.decide(once, at, THU_0900, Misfire.catchUp().within(Duration.ofHours(1)));
+    MisfireRule.Decision inside =
+        MisfireRule.decide(once, at, THU_0900, Misfire.catchUp().within(Duration.ofDays(4)));
+
+    assertThat(older.runs()).isFalse();
+    assertThat(older.dropped()).isEqualTo(1);
+    assertThat(older.nextWhenNoRun()).isEmpty(); // so the engine completes it (README, misfires)
+    assertThat(inside.fire()).isEqualTo(at);
+    assertThat(inside.dropped()).isZero();
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("policies")
   void decide_farBehindPerSecondRate_isArithmeticNotAWalk(Misfire policy) {
