@@ -26,8 +26,8 @@ import java.util.List;
  *   <li>Key: not blank, at most {@value #MAX_KEY_LENGTH} characters, no control character (NUL,
  *       line breaks, ...) and no unpaired surrogate: such keys do not survive every database (on
  *       PostgreSQL a NUL cannot be stored at all). Handler names likewise; data may not hold a NUL.
- *   <li>Schedule: a fixed rate or delay is positive; a one-shot has a time or a non-negative delay;
- *       a cron schedule has an expression.
+ *   <li>Schedule: a fixed rate or delay is at least {@link #MIN_PERIOD}; a one-shot has a time or a
+ *       non-negative delay; a cron schedule has an expression (and, in a record, a time zone).
  *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1; a catch-up
  *       window, if any, positive.
  *   <li>Jitter: not negative; none on a one-shot; for a fixed rate, shorter than the period.
@@ -36,16 +36,20 @@ import java.util.List;
  *       and a window with both bounds, the first before the second. Whether a job's calendar exists
  *       is the engine's check (it needs the store).
  *   <li>Retry: at least one attempt; an initial delay that is not negative.
- *   <li>Schedule state (records only): a {@code COMPLETE} job is due only for a {@code
- *       triggerNow()}; a due job says why it is due; a timetable fire has a next fire time; a retry
- *       has the fire time it retries; attempts count from 1.
+ *   <li>Schedule state (records only): a {@code COMPLETE} or {@code PAUSED} job is due only for a
+ *       {@code triggerNow()}; a due job says why it is due; a timetable fire has a next fire time;
+ *       a retry has the fire time it retries and is at least the second attempt; attempts count
+ *       from 1 up to the retry policy's maximum.
+ *   <li>Statistics (records only): run and failure counts are not negative, and failures are not
+ *       more than runs.
  *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit or window,
  *       a next fire time more than {@link #MAX_CATCH_UP} before now is refused: replaying more than
  *       a year of missed fires back to back is never what a restored backup or a hand edit meant (a
  *       next fire time in year 1 would replay every slot since). Schedule the job again, or use
  *       {@code catchUp(n)}.
- *   <li>Runs (history read back): an outcome, attempts counted from 1, and a count of missed fires
- *       the run stood for that is not negative.
+ *   <li>Runs (history read back): an outcome, attempts counted from 1, a count of missed fires the
+ *       run stood for that is not negative, and an instance id, if any, by the rules of {@link
+ *       #checkInstanceId}.
  *   <li>Errors: not a rule but a form. A run's failure is kept as {@link #errorText} writes it, so
  *       that whatever a handler throws is recorded on every database; stores apply {@link
  *       #storableError} to any error text they are handed.
@@ -60,6 +64,9 @@ public final class JobRules {
    * record is refused.
    */
   public static final Duration MAX_CATCH_UP = Duration.ofDays(366);
+
+  /** Shortest fixed-rate period or fixed delay. */
+  public static final Duration MIN_PERIOD = Duration.ofMillis(1);
 
   /** Most excluded dates a calendar may hold. */
   public static final int MAX_EXCLUDED_DATES = 10_000;
@@ -399,20 +406,65 @@ public final class JobRules {
     if (r.attempt() < 1) {
       throw bad(key, "attempt must be at least 1: " + r.attempt());
     }
+    int maxAttempts = r.spec().retry().maxAttempts();
+    if (r.attempt() > maxAttempts) {
+      throw bad(
+          key,
+          "attempt "
+              + r.attempt()
+              + " is beyond the retry policy's "
+              + maxAttempts
+              + " attempt(s)");
+    }
+    if (r.spec().schedule() instanceof Schedule.Cron c && c.zone() == null) {
+      throw bad(key, "cron schedule '" + printable(c.expression()) + "' has no time zone");
+    }
+    checkStats(key, r.stats());
     if (r.dueTime() == null) {
       return;
     }
     if (r.dueKind() == null) {
       throw bad(key, "due at " + r.dueTime() + " without a due kind");
     }
-    if (r.state() == JobState.COMPLETE && r.dueKind() != FireKind.TRIGGER) {
-      throw bad(key, "a COMPLETE job has a due time: " + r.dueTime() + " (" + r.dueKind() + ")");
+    if ((r.state() == JobState.COMPLETE || r.state() == JobState.PAUSED)
+        && r.dueKind() != FireKind.TRIGGER) {
+      throw bad(
+          key,
+          "a "
+              + r.state()
+              + " job has a due time: "
+              + r.dueTime()
+              + " ("
+              + r.dueKind()
+              + "); only a triggerNow() makes it due");
     }
     if (r.dueKind() == FireKind.TIMETABLE && r.nextFireTime() == null) {
       throw bad(key, "a timetable fire is due at " + r.dueTime() + " without a next fire time");
     }
     if (r.dueKind() == FireKind.RETRY && r.lastScheduledFireTime() == null) {
       throw bad(key, "a retry is due at " + r.dueTime() + " without the fire time it retries");
+    }
+    if (r.dueKind() == FireKind.RETRY && r.attempt() < 2) {
+      throw bad(
+          key,
+          "a retry is due at " + r.dueTime() + " as attempt " + r.attempt() + ", not 2 or more");
+    }
+  }
+
+  /** Refuses counts no run can leave: negative, or more failures than runs. */
+  private static void checkStats(String key, RunStats s) {
+    if (s == null) {
+      throw bad(key, "run statistics are null");
+    }
+    if (s.runCount() < 0) {
+      throw bad(key, "run count must not be negative: " + s.runCount());
+    }
+    if (s.failureCount() < 0) {
+      throw bad(key, "failure count must not be negative: " + s.failureCount());
+    }
+    if (s.failureCount() > s.runCount()) {
+      throw bad(
+          key, "failure count " + s.failureCount() + " is more than the run count " + s.runCount());
     }
   }
 
@@ -447,7 +499,8 @@ public final class JobRules {
 
   /**
    * Checks a run read back from a store's history: it has an outcome, its attempt counts from 1,
-   * and the missed fires it stood for are not negative.
+   * the missed fires it stood for are not negative, and its instance id, if any, is one {@link
+   * #checkInstanceId} accepts (a line break in it could forge a log or CLI line).
    *
    * @param r the run to check
    * @throws IllegalArgumentException naming the key and the problem
@@ -462,6 +515,13 @@ public final class JobRules {
           "run of fire " + r.scheduledFireTime() + ": attempt must be at least 1: " + r.attempt());
     }
     checkMissedFires(r.key(), r.missedFires());
+    if (r.instance() != null) {
+      try {
+        checkInstanceId(r.instance());
+      } catch (IllegalArgumentException e) {
+        throw bad(r.key(), "run of fire " + r.scheduledFireTime() + ": " + e.getMessage());
+      }
+    }
   }
 
   /** Refuses a negative count of missed fires, naming the job. */
@@ -489,9 +549,9 @@ public final class JobRules {
 
   private static void checkSchedule(String key, Schedule schedule) {
     if (schedule instanceof Schedule.FixedRate r) {
-      positive(key, "fixed-rate period", r.period());
+      atLeastMinPeriod(key, "fixed-rate period", r.period());
     } else if (schedule instanceof Schedule.FixedDelay d) {
-      positive(key, "fixed delay", d.delay());
+      atLeastMinPeriod(key, "fixed delay", d.delay());
     } else if (schedule instanceof Schedule.Once o) {
       if (o.at() == null && o.delay() == null) {
         throw bad(key, "one-shot time is null");
@@ -552,6 +612,13 @@ public final class JobRules {
   private static void positive(String key, String what, Duration d) {
     if (d == null || d.isZero() || d.isNegative()) {
       throw bad(key, what + " must be positive: " + d);
+    }
+  }
+
+  private static void atLeastMinPeriod(String key, String what, Duration d) {
+    positive(key, what, d);
+    if (d.compareTo(MIN_PERIOD) < 0) {
+      throw bad(key, what + " must be at least 1 ms: " + d);
     }
   }
 

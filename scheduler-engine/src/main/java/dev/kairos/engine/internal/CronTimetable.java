@@ -98,6 +98,36 @@ final class CronTimetable implements Timetable {
     }
   }
 
+  /**
+   * Why a stored cron schedule cannot run ({@link #validate}'s message, naming the key), or null.
+   * Window loads ask this of every cron row they read, so expressions found valid are remembered,
+   * up to {@link #VALID_CACHE_SIZE}; then the memory starts again. Invalid ones are not kept.
+   */
+  static String problem(String key, Schedule.Cron cron) {
+    Source source = new Source(cron.expression(), syntax(cron));
+    if (VALID.contains(source)) {
+      return null;
+    }
+    try {
+      validate(key, cron);
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
+    if (VALID.size() >= VALID_CACHE_SIZE) {
+      VALID.clear();
+    }
+    VALID.add(source);
+    return null;
+  }
+
+  private static final int VALID_CACHE_SIZE = 1024;
+
+  /** Expressions {@link #problem} found valid. */
+  private static final java.util.Set<Source> VALID =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  private record Source(String expression, CronSyntax syntax) {}
+
   private static CronSyntax syntax(Schedule.Cron cron) {
     return cron.syntax() == null ? CronSyntax.QUARTZ : cron.syntax();
   }

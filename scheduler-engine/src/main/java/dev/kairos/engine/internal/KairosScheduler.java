@@ -4,6 +4,7 @@ import dev.kairos.JobInfo;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.RunRecord;
+import dev.kairos.Schedule;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerStats;
 import dev.kairos.StoreException;
@@ -434,11 +435,15 @@ public final class KairosScheduler implements Scheduler {
   }
 
   /**
-   * Why a record is refused at {@code now}: a broken {@link JobRules} rule, or a calendar that does
-   * not exist; null if neither.
+   * Why a record is refused at {@code now}: a broken {@link JobRules} rule, a cron expression that
+   * does not parse or never fires (what {@code schedule()} refuses, checked here because only the
+   * engine parses cron), or a calendar that does not exist; null if none.
    */
   private String problem(JobRecord r, Instant now) {
     String problem = JobRules.problem(r, now);
+    if (problem == null && r.spec().schedule() instanceof Schedule.Cron c) {
+      problem = CronTimetable.problem(r.key(), c);
+    }
     return problem != null ? problem : runner.calendars.problem(r.spec());
   }
 

@@ -24,8 +24,8 @@ public final class SpecValidator {
   /** Longest time-zone id: the stores' column width. */
   public static final int MAX_ZONE_LENGTH = 100;
 
-  /** Shortest fixed-rate period or fixed delay: 1 ms. */
-  public static final Duration MIN_PERIOD = Duration.ofMillis(1);
+  /** Shortest fixed-rate period or fixed delay: 1 ms ({@link JobRules#MIN_PERIOD}). */
+  public static final Duration MIN_PERIOD = JobRules.MIN_PERIOD;
 
   /** How much of an over-long value an error message quotes. */
   private static final int QUOTED = 40;
@@ -140,22 +140,9 @@ public final class SpecValidator {
     return spec.schedule(checkSchedule(key, spec.schedule()));
   }
 
+  /** The schedule with what the scheduler fills in; the rest {@link JobRules} checked already. */
   private Schedule checkSchedule(String key, Schedule schedule) {
-    if (schedule instanceof Schedule.FixedRate r) {
-      atLeastMinPeriod(key, "fixed-rate period", r.period());
-    } else if (schedule instanceof Schedule.FixedDelay d) {
-      atLeastMinPeriod(key, "fixed delay", d.delay());
-    } else if (schedule instanceof Schedule.Once o) {
-      if (o.at() == null && o.delay() == null) {
-        throw bad(key, "one-shot time is null");
-      }
-      if (o.delay() != null) {
-        nonNegative(key, "one-shot delay", o.delay());
-      }
-    } else if (schedule instanceof Schedule.Cron c) {
-      return checkCron(key, c);
-    }
-    return schedule;
+    return schedule instanceof Schedule.Cron c ? checkCron(key, c) : schedule;
   }
 
   private Schedule.Cron checkCron(String key, Schedule.Cron c) {
@@ -187,15 +174,6 @@ public final class SpecValidator {
     return resolved;
   }
 
-  private static void atLeastMinPeriod(String key, String what, Duration d) {
-    if (d == null || d.isZero() || d.isNegative()) {
-      throw bad(key, what + " must be positive: " + d);
-    }
-    if (d.compareTo(MIN_PERIOD) < 0) {
-      throw bad(key, what + " must be at least 1 ms: " + d);
-    }
-  }
-
   private static void noNul(String key, String what, String value) {
     int at = value.indexOf('\0');
     if (at >= 0) {
@@ -214,12 +192,6 @@ public final class SpecValidator {
 
   private static String printable(String s) {
     return s.replace("\0", "\\u0000");
-  }
-
-  private static void nonNegative(String key, String what, Duration d) {
-    if (d == null || d.isNegative()) {
-      throw bad(key, what + " must not be negative: " + d);
-    }
   }
 
   static IllegalArgumentException bad(String key, String problem) {

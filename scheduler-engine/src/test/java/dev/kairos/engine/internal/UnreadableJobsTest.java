@@ -90,4 +90,89 @@ class UnreadableJobsTest {
       s.close();
     }
   }
+
+  /**
+   * Records {@code schedule()} would refuse for a reason only the engine can judge (cron syntax, a
+   * cron that never fires) or that only a hand edit makes (a period under 1 ms, a paused job due on
+   * its timetable, attempts beyond the retry policy, counts no run leaves): none fires, each is
+   * listed naming the job and the rule, and the store keeps the record as it was.
+   */
+  @Test
+  void recordsOnlyAHandEditMakes_notFired_listed_leftAsTheyAre() {
+    InMemoryStore store = new InMemoryStore();
+    List<String> runs = new ArrayList<>();
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s =
+        Engines.build(
+            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
+    JobSpec rate = JobSpec.named("good").handler("h").fixedRate(MINUTE);
+    store.upsert(JobRecord.fresh(rate, T0));
+    java.util.Map<String, JobRecord> bad = new java.util.LinkedHashMap<>();
+    java.time.ZoneId utc = java.time.ZoneOffset.UTC;
+    bad.put(
+        "cron-99",
+        JobRecord.fresh(JobSpec.named("cron-99").handler("h").cron("99 * * * * ?", utc), T0));
+    bad.put(
+        "cron-feb-30",
+        JobRecord.fresh(JobSpec.named("cron-feb-30").handler("h").cron("0 0 0 30 2 ?", utc), T0));
+    bad.put(
+        "cron-no-zone",
+        JobRecord.fresh(JobSpec.named("cron-no-zone").handler("h").cron("0 * * * * ?"), T0));
+    bad.put(
+        "sub-ms",
+        JobRecord.fresh(
+            JobSpec.named("sub-ms")
+                .handler("h")
+                .schedule(new Schedule.FixedRate(Duration.ofNanos(100_000))),
+            T0));
+    JobRecord paused = JobRecord.fresh(JobSpec.named("paused").handler("h").fixedRate(MINUTE), T0);
+    bad.put("paused", paused.withSchedule(paused.schedule().withState(dev.kairos.JobState.PAUSED)));
+    JobRecord attempt =
+        JobRecord.fresh(JobSpec.named("attempt").handler("h").fixedRate(MINUTE), T0);
+    bad.put(
+        "attempt",
+        attempt.withSchedule(
+            dev.kairos.JobState.SCHEDULED, T0, T0, dev.kairos.spi.FireKind.TIMETABLE, 2));
+    JobRecord counts = JobRecord.fresh(JobSpec.named("counts").handler("h").fixedRate(MINUTE), T0);
+    bad.put(
+        "counts",
+        new JobRecord(
+            counts.spec(),
+            counts.schedule(),
+            new dev.kairos.spi.RunStats(null, null, null, null, null, 1, 2),
+            counts.version()));
+    bad.values().forEach(store::upsert);
+    java.util.Map<String, JobRecord> stored = new java.util.HashMap<>();
+    bad.keySet().forEach(k -> stored.put(k, store.find(k).orElseThrow()));
+    try {
+      s.open();
+      s.runDue();
+
+      assertThat(runs).containsExactly("good");
+      java.util.Map<String, String> reasons = new java.util.TreeMap<>();
+      s.unreadable().forEach(u -> reasons.put(u.key(), u.reason()));
+      assertThat(reasons).containsOnlyKeys(bad.keySet());
+      assertThat(reasons)
+          .containsEntry(
+              "attempt", "job 'attempt': attempt 2 is beyond the retry policy's 1 attempt(s)")
+          .containsEntry("counts", "job 'counts': failure count 2 is more than the run count 1")
+          .containsEntry(
+              "cron-feb-30",
+              "job 'cron-feb-30': cron expression '0 0 0 30 2 ?' never fires: no date matches"
+                  + " its day-of-month, month, day-of-week and year fields together")
+          .containsEntry(
+              "cron-no-zone", "job 'cron-no-zone': cron schedule '0 * * * * ?' has no time zone")
+          .containsEntry(
+              "paused",
+              "job 'paused': a PAUSED job has a due time: "
+                  + T0
+                  + " (TIMETABLE); only a triggerNow() makes it due")
+          .containsEntry(
+              "sub-ms", "job 'sub-ms': fixed-rate period must be at least 1 ms: PT0.0001S");
+      assertThat(reasons.get("cron-99")).startsWith("job 'cron-99': ").contains("99");
+      stored.forEach((k, r) -> assertThat(store.find(k)).as(k).contains(r));
+    } finally {
+      s.close();
+    }
+  }
 }

@@ -25,7 +25,8 @@ import org.jdbi.v3.core.Handle;
  *
  * <p>Rows are read as strictly as jobs: a row whose key, fire time or state is not one the engine
  * writes (edited by hand) is refused with its key named, reported to {@code bad} and never offered,
- * so never run.
+ * so never run. A row in a state the engine never writes is not even read by {@link #next} (it
+ * holds up none of the job's other slots); listing the job's slots names it.
  */
 final class BackfillTable {
   private final String fireTimes;
@@ -50,12 +51,14 @@ final class BackfillTable {
             + t
             + " (job_key, fire_time, state, owner) VALUES (:key, :fire, 'PENDING', NULL)";
     // A job's earliest slot not done, when it is pending: its slots run one at a time, in order.
+    // Only a slot the engine could have written waits for another: a row in a state of no one's
+    // writing (edited by hand) is never run and must not keep the job's later slots from running.
     next =
         "SELECT b.job_key, b.fire_time, b.state, b.owner, b.kind FROM "
             + t
             + " b WHERE b.state = 'PENDING' AND NOT EXISTS (SELECT 1 FROM "
             + t
-            + " o WHERE o.job_key = b.job_key AND o.state <> 'DONE' AND o.fire_time <"
+            + " o WHERE o.job_key = b.job_key AND o.state IN ('PENDING', 'RUNNING') AND o.fire_time <"
             + " b.fire_time) ORDER BY b.fire_time, b.job_key LIMIT :limit";
     claim =
         "UPDATE "

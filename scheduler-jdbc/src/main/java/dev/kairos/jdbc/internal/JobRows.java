@@ -109,7 +109,16 @@ public final class JobRows {
             rs.getString("last_error"),
             rs.getLong("run_count"),
             rs.getLong("failure_count")),
-        rs.getLong("version"));
+        version(rs));
+  }
+
+  /** The row's version: no store writes a negative one. */
+  private static long version(ResultSet rs) throws SQLException {
+    long v = rs.getLong("version");
+    if (v < 0) {
+      throw new IllegalArgumentException("version must not be negative: " + v);
+    }
+    return v;
   }
 
   /** Binds every column of the record except the key and the version. */
