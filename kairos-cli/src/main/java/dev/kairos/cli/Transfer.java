@@ -148,7 +148,14 @@ final class Transfer {
                 + ")",
             e);
       } catch (IOException e) {
-        throw new IllegalArgumentException("cannot read " + file + ": " + e.getMessage(), e);
+        throw new IllegalArgumentException(
+            "cannot read "
+                + file
+                + ": "
+                + (e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file"
+                    : e.getMessage()),
+            e);
       }
       if (doc == null
           || !doc.isObject()
@@ -162,22 +169,39 @@ final class Transfer {
         throw new IllegalArgumentException(
             file + ": export version " + doc.path("version") + " is not supported (1 is)");
       }
+      // Every job is read and checked before anything changes, and every problem is reported
+      // at once, numbered from 1 in the file's order, as scheduleAll reports a batch.
       List<JobSpec> specs = new ArrayList<>();
+      List<String> problems = new ArrayList<>();
       Set<String> keys = new HashSet<>();
       Set<String> duplicates = new TreeSet<>();
+      int i = 0;
       for (JsonNode n : doc.get("jobs")) {
-        JobSpec spec = JobJson.readSpec(n);
-        if (!keys.add(spec.key())) {
-          duplicates.add(spec.key());
+        i++;
+        try {
+          JobSpec spec = JobJson.readSpec(n);
+          // The same validation schedule() applies.
+          dev.kairos.engine.CronPreview.nextFireTimes(spec, java.time.Instant.EPOCH, 0);
+          if (!keys.add(spec.key())) {
+            duplicates.add(spec.key());
+          }
+          specs.add(spec);
+        } catch (IllegalArgumentException e) {
+          problems.add("#" + i + " " + e.getMessage());
         }
-        specs.add(spec);
       }
       if (!duplicates.isEmpty()) {
-        throw new IllegalArgumentException(file + ": keys given twice: " + duplicates);
+        problems.add("keys given twice: " + duplicates);
       }
-      for (JobSpec spec : specs) {
-        // The same validation schedule() applies, before anything changes.
-        dev.kairos.engine.CronPreview.nextFireTimes(spec, java.time.Instant.EPOCH, 0);
+      if (!problems.isEmpty()) {
+        throw new IllegalArgumentException(
+            file
+                + ": "
+                + problems.size()
+                + " problem(s) in "
+                + i
+                + " job(s); nothing imported: "
+                + String.join("; ", problems));
       }
       return specs;
     }

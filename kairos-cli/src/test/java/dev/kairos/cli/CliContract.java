@@ -302,13 +302,21 @@ abstract class CliContract {
         """
         {"format": "kairos-jobs", "version": 1, "jobs": [
           {"key": "new-one", "handler": "h", "schedule": {"kind": "fixedRate", "period": "PT1M"}},
-          {"key": "bad", "handler": "h", "schedule": {"kind": "cron", "expression": "0 0 25 * * ?"}}
+          {"key": "bad", "handler": "h", "schedule": {"kind": "cron", "expression": "0 0 25 * * ?"}},
+          {"key": "worse", "handler": "h", "schedule": {"kind": "fixedRate", "period": "5 minutes"}},
+          {"key": "new-one", "handler": "h", "schedule": {"kind": "fixedRate", "period": "PT2M"}}
         ]}
         """);
-    assertFails(kairos("import", file.toString()), KairosCli.USAGE, "job 'bad'");
+    Result r = kairos("import", file.toString());
+    assertFails(r, KairosCli.USAGE, "3 problem(s) in 4 job(s); nothing imported: #2 job 'bad'");
+    assertThat(r.err()).contains("; #3 job 'worse'").contains("keys given twice: [new-one]");
     assertThat(ok("jobs")).doesNotContain("new-one");
     Files.writeString(file, "{ not json");
     assertFails(kairos("import", file.toString()), KairosCli.USAGE, "not JSON");
+    assertFails(
+        kairos("import", tmp.resolve("missing.json").toString()),
+        KairosCli.USAGE,
+        "missing.json: no such file");
   }
 
   @Test

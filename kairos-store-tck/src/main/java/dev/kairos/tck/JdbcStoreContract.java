@@ -227,6 +227,36 @@ public abstract class JdbcStoreContract extends JobStoreContract {
     assertThat(store.claimBackfill("b", T0.minusSeconds(60), "i1")).isTrue();
   }
 
+  /**
+   * A job's earliest slot edited into a state the engine never writes is never offered, and does
+   * not hold up the job's later slots, which run in order as if it were not there; listing the
+   * job's slots refuses it, and its row is left as it is.
+   */
+  @Test
+  void backfill_slotInAnUnknownState_neverOffered_laterSlotsStillRun() {
+    store.upsert(fresh("a", T0));
+    Instant first = T0.minusSeconds(180);
+    Instant second = T0.minusSeconds(120);
+    store.addBackfill("a", List.of(first, second, T0.minusSeconds(60)));
+    String where = " WHERE job_key = 'a' AND fire_time = " + first.getEpochSecond();
+    database().execute("UPDATE " + prefix + "backfill SET state = 'WHATEVER'" + where);
+
+    assertThat(store.nextBackfill(10))
+        .extracting(BackfillSlot::key, BackfillSlot::fireTime)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple("a", second));
+    assertThat(store.claimBackfill("a", second, "i1")).isTrue();
+    assertThat(store.backfillSlots("a"))
+        .extracting(BackfillSlot::fireTime)
+        .containsExactly(second, T0.minusSeconds(60));
+    assertThat(
+            database()
+                .row("SELECT state FROM " + prefix + "backfill" + where)
+                .orElseThrow()
+                .values())
+        .extracting(v -> String.valueOf(v).trim())
+        .containsExactly("WHATEVER");
+  }
+
   // ---- text and history limits -----------------------------------------------------------------
 
   @Test

@@ -115,6 +115,13 @@ abstract class UnreadableRowsContract {
         "calendar_name = 'desk'                                 | calendar_policy null with calendar_name desk: both or neither",
         "calendar_name = 'desk', calendar_policy = 'SOMETIMES'  | unknown calendar_policy 'SOMETIMES'",
         "calendar_name = '', calendar_policy = 'SKIP'           | calendar name is null or blank",
+        "fixed_period = 'PT0.0001S'                             | fixed-rate period must be at least 1 ms: PT0.0001S",
+        "state = 'PAUSED'                                       | a PAUSED job has a due time: 2026-01-05T02:01:00Z (TIMETABLE)",
+        "attempt = 2                                            | attempt 2 is beyond the retry policy's 1 attempt(s)",
+        "due_kind = 'RETRY', last_scheduled_fire_time = due_time | a retry is due at 2026-01-05T02:01:00Z as attempt 1, not 2 or more",
+        "run_count = -7                                         | run count must not be negative: -7",
+        "failure_count = 5                                      | failure count 5 is more than the run count 0",
+        "version = -1                                           | version must not be negative: -1",
       })
   void editedRow_neverFired_neverRewritten_listed(String edit, String problem) {
     scheduleGoodAndBad(Misfire.fireOnce());
@@ -141,6 +148,47 @@ abstract class UnreadableRowsContract {
         .isInstanceOf(UnreadableJobException.class)
         .hasMessageContaining("job 'bad'")
         .hasMessageContaining(problem);
+  }
+
+  /**
+   * A cron row only the engine can judge (an expression that does not parse, or never fires) is
+   * never fired, never rewritten (no start mark either) and listed naming the job; one without a
+   * time zone is refused by the store itself.
+   */
+  @ParameterizedTest
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "cron_expression = '99 * * * * ?'  | '99 * * * * ?'",
+        "cron_expression = 'every tuesday' | 'every tuesday'",
+        "cron_expression = '0 0 0 30 2 ?'  | never fires",
+        "cron_zone = NULL                  | has no time zone",
+      })
+  void editedCronRow_neverFired_neverRewritten_listed(String edit, String problem) {
+    ManualClock first = new ManualClock(T0);
+    KairosScheduler writer = instance(first);
+    writer.open();
+    writer.schedule(JobSpec.named("good").handler("h").fixedRate(MINUTE).startAt(T0.plus(MINUTE)));
+    writer.schedule(JobSpec.named("bad").handler("h").cron("0 * * * * ?"));
+    writer.close();
+    database().execute("UPDATE " + jobs() + " SET " + edit + " WHERE job_key = 'bad'");
+    Map<String, Object> before = rowOf("bad");
+
+    ManualClock clock = new ManualClock(T0);
+    KairosScheduler s = instance(clock);
+    s.open();
+    clock.set(T0.plus(MINUTE.multipliedBy(3)));
+    s.runDue();
+
+    assertThat(runs).isNotEmpty().allMatch(r -> r.startsWith("good@"));
+    assertThat(rowOf("bad")).isEqualTo(before);
+    assertThat(s.unreadable())
+        .singleElement()
+        .satisfies(
+            u -> {
+              assertThat(u.key()).isEqualTo("bad");
+              assertThat(u.reason()).contains(problem);
+            });
   }
 
   /**

@@ -406,6 +406,13 @@ public final class JobRules {
     if (r.attempt() < 1) {
       throw bad(key, "attempt must be at least 1: " + r.attempt());
     }
+    if (r.spec().schedule() instanceof Schedule.Cron c && c.zone() == null) {
+      throw bad(key, "cron schedule '" + printable(c.expression()) + "' has no time zone");
+    }
+    checkStats(key, r.stats());
+    if (r.dueTime() != null) {
+      checkDue(r);
+    }
     int maxAttempts = r.spec().retry().maxAttempts();
     if (r.attempt() > maxAttempts) {
       throw bad(
@@ -416,13 +423,11 @@ public final class JobRules {
               + maxAttempts
               + " attempt(s)");
     }
-    if (r.spec().schedule() instanceof Schedule.Cron c && c.zone() == null) {
-      throw bad(key, "cron schedule '" + printable(c.expression()) + "' has no time zone");
-    }
-    checkStats(key, r.stats());
-    if (r.dueTime() == null) {
-      return;
-    }
+  }
+
+  /** The rules of a record that is due: why, and what its state and kind allow. */
+  private static void checkDue(JobRecord r) {
+    String key = r.key();
     if (r.dueKind() == null) {
       throw bad(key, "due at " + r.dueTime() + " without a due kind");
     }

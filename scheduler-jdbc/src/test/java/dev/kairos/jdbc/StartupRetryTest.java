@@ -136,4 +136,29 @@ class StartupRetryTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("startup timeout must not be negative: PT-1S");
   }
+
+  /**
+   * A store that cannot open as set up (here no driver accepts its URL) fails {@code start()} at
+   * the first attempt, with the store's own message, instead of retrying until the startup timeout.
+   */
+  @Test
+  void start_withNoDriverForTheUrl_failsAtOnce_notAfterTheStartupTimeout() {
+    KairosScheduler s =
+        Engines.build(
+            Kairos.builder()
+                .store(JdbcStore.builder().url("jdbc:mysql://127.0.0.1:1/app").build())
+                .startupTimeout(Duration.ofMinutes(10))
+                .handler("h", ctx -> {}));
+    try {
+      long t0 = System.nanoTime();
+      assertThatThrownBy(s::start)
+          .isInstanceOf(dev.kairos.StoreSetupException.class)
+          .hasMessageContaining("no JDBC driver for jdbc:mysql://127.0.0.1:1/app")
+          .hasMessageNotContaining("startup timeout");
+      // Retrying would have taken the whole ten minutes.
+      assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofMinutes(1));
+    } finally {
+      s.close();
+    }
+  }
 }

@@ -8,6 +8,7 @@ import dev.kairos.Schedule;
 import dev.kairos.Scheduler;
 import dev.kairos.SchedulerStats;
 import dev.kairos.StoreException;
+import dev.kairos.StoreSetupException;
 import dev.kairos.UnreadableJob;
 import dev.kairos.UnreadableJobException;
 import dev.kairos.engine.CallerTransactions;
@@ -240,9 +241,10 @@ public final class KairosScheduler implements Scheduler {
   /**
    * Opens the store (and registers this instance in cluster mode), then releases the backfill slots
    * a stop interrupted and reads the calendars, retrying a {@link StoreException} of any of these
-   * with backoff, in real time, until the startup timeout runs out (the store is opened once: a
-   * retry after it opened only reads again). Before, a connection lost after the open made {@code
-   * start()} throw at once, half started.
+   * with backoff, in real time, until the startup timeout runs out (not a {@link
+   * StoreSetupException} nor an {@link UnreadableJobException}: waiting mends neither, so they fail
+   * at once). The store is opened once: a retry after it opened only reads again. Before, a
+   * connection lost after the open made {@code start()} throw at once, half started.
    */
   private void openStore() {
     TimeSource real = TimeSource.system();
@@ -274,8 +276,8 @@ public final class KairosScheduler implements Scheduler {
           log.info("store {} opened at attempt {}", config.store(), attempt);
         }
         return;
-      } catch (UnreadableJobException e) {
-        throw e;
+      } catch (UnreadableJobException | StoreSetupException e) {
+        throw e; // waiting cannot mend these
       } catch (StoreException e) {
         Instant now = real.now();
         if (!now.plus(backoff).isBefore(deadline)) {

@@ -328,11 +328,35 @@ public final class ConnectionSource {
       try {
         pool = new HikariDataSource(poolConfig);
       } catch (RuntimeException e) {
+        if (h2FileLocked(e)) {
+          throw new StoreException(
+              "opening a connection pool to "
+                  + description
+                  + " failed: the H2 file is open in another process (the application, a kairos"
+                  + " dashboard or CLI): an embedded H2 file has one process at a time; stop it,"
+                  + " or share the tables through an H2 server or PostgreSQL",
+              e);
+        }
         throw new StoreException("opening a connection pool to " + description + " failed", e);
       }
     }
     return pool;
   }
+
+  /** True if H2 refused the connection because another process has the database file open. */
+  private static boolean h2FileLocked(Throwable e) {
+    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException x && x.getErrorCode() == H2_DATABASE_ALREADY_OPEN) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * H2's error code for a database file another process holds ("Database may be already in use").
+   */
+  private static final int H2_DATABASE_ALREADY_OPEN = 90020;
 
   /**
    * A connection of its own, in auto-commit (it holds no transaction open however long it is kept):

@@ -1,6 +1,6 @@
 package dev.kairos.jdbc.internal;
 
-import dev.kairos.StoreException;
+import dev.kairos.StoreSetupException;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.Map;
@@ -25,7 +25,7 @@ final class Drivers {
   /**
    * Fails unless a driver on the class path accepts {@code url}.
    *
-   * @throws StoreException naming the artifact to add, for a URL of a supported database
+   * @throws StoreSetupException naming the artifact to add, for a URL of a supported database
    */
   static void require(String url) {
     try {
@@ -37,7 +37,7 @@ final class Drivers {
               .map(Map.Entry::getValue)
               .findFirst()
               .orElse(null);
-      throw new StoreException(
+      throw new StoreSetupException(
           artifact == null
               ? "no JDBC driver on the class path accepts the URL "
                   + url.replaceAll("[?;].*", "")

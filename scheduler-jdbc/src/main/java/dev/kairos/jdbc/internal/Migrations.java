@@ -316,7 +316,7 @@ public final class Migrations {
 
   private static void refuseNewer(State s, String prefix) {
     if (s.version() > latest()) {
-      throw new StoreException(
+      throw new dev.kairos.StoreSetupException(
           "tables "
               + prefix
               + "* have schema version "
