@@ -26,7 +26,8 @@ import org.jdbi.v3.core.Handle;
  * <p>Rows are read as strictly as jobs: a row whose key, fire time or state is not one the engine
  * writes (edited by hand) is refused with its key named, reported to {@code bad} and never offered,
  * so never run. A row in a state the engine never writes is not even read by {@link #next} (it
- * holds up none of the job's other slots); listing the job's slots names it.
+ * holds up none of the job's other slots); it is named when the store opens ({@link
+ * #reportUnknownStates}) and when the job's slots are listed.
  */
 final class BackfillTable {
   private final String fireTimes;
@@ -41,6 +42,7 @@ final class BackfillTable {
   private final String slotAt;
   private final String insertRun;
   private final String deleteRun;
+  private final String unknown;
 
   /** The statements for the tables with this (validated) prefix. */
   BackfillTable(String prefix) {
@@ -80,11 +82,23 @@ final class BackfillTable {
             + t
             + " (job_key, fire_time, state, owner, kind) VALUES (:key, :fire, 'RUNNING', :owner,"
             + " 'RUN')";
+    unknown =
+        "SELECT * FROM "
+            + t
+            + " WHERE state NOT IN ('PENDING', 'RUNNING', 'DONE') ORDER BY job_key, fire_time";
     deleteRun =
         "DELETE FROM "
             + t
             + " WHERE job_key = :key AND fire_time = :fire AND kind = 'RUN' AND state = 'RUNNING'"
             + " AND owner = :owner";
+  }
+
+  /**
+   * Reports to {@code bad} every row in a state the engine never writes ({@link #next} does not
+   * read them): asked when the store opens.
+   */
+  void reportUnknownStates(Handle h, BiConsumer<String, String> bad) {
+    read(h.createQuery(unknown), bad);
   }
 
   /** The job's recorded concurrent runs (RUN rows, in any state). */

@@ -170,6 +170,12 @@ public final class JdbcJobStore implements ClusterStore {
   public void open() {
     database.open();
     Tables t = tables();
+    database.withHandle(
+        "reading backfill slots in unknown states",
+        h -> {
+          backfill.reportUnknownStates(h, this::badSlot);
+          return null;
+        });
     log.info(
         "job store opened: {}, schema version {}, {}",
         this,
