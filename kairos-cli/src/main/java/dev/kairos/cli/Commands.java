@@ -294,7 +294,15 @@ final class Commands {
         CronSyntax sx = syntax == null ? CronSyntax.QUARTZ : syntax;
         JobSpec spec = JobSpec.named("preview").cron(target.cron, shown, sx);
         what = CronPreview.describe(target.cron, sx, Locale.ENGLISH);
-        fires = CronPreview.nextFireTimes(spec, from == null ? Instant.now() : from, n);
+        try {
+          fires = CronPreview.nextFireTimes(spec, from == null ? Instant.now() : from, n);
+        } catch (IllegalArgumentException e) {
+          // The spec is the preview's own: its key would only puzzle the user.
+          String prefix = "job '" + spec.key() + "': ";
+          String m = String.valueOf(e.getMessage());
+          throw new IllegalArgumentException(
+              m.startsWith(prefix) ? m.substring(prefix.length()) : m, e);
+        }
       } else {
         if (zone != null || syntax != null || from != null) {
           throw new IllegalArgumentException("--zone, --syntax and --from go with --cron only");

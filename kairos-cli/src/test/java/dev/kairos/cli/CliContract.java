@@ -261,6 +261,9 @@ abstract class CliContract {
         raw("preview", "--cron", "0 0 25 * * ?"),
         KairosCli.USAGE,
         "hour field '25': Value 25 not in range [0, 23]");
+    Result never = raw("preview", "--cron", "0 0 0 30 2 ?");
+    assertFails(never, KairosCli.USAGE, "kairos: cron expression '0 0 0 30 2 ?' never fires");
+    assertThat(never.err()).doesNotContain("'preview'");
     assertFails(kairos("jobs", "--state", "DANCING"), KairosCli.USAGE, "DANCING");
     assertFails(kairos("frobnicate"), KairosCli.USAGE, "frobnicate");
     assertFails(raw("jobs"), KairosCli.USAGE, "exactly one of --url JDBC-URL or --h2 DIR");

@@ -61,7 +61,14 @@ final class Params {
 
   /** The value, or 400 naming the parameter. */
   String required(String name) {
-    return get(name).orElseThrow(() -> new Problem(400, "missing parameter '" + name + "'"));
+    return get(name)
+        .orElseThrow(
+            () ->
+                new Problem(
+                    400,
+                    (values.containsKey(name) ? "empty parameter '" : "missing parameter '")
+                        + name
+                        + "'"));
   }
 
   /** An integer in [min, max], {@code dflt} if absent; else 400. */

@@ -232,6 +232,7 @@ class DashboardHttpTest {
     assertThat(get("/?colour=red").statusCode()).isEqualTo(400);
     assertThat(get("/job?key=a&key=b").statusCode()).isEqualTo(400);
     assertThat(get("/job").body()).contains("missing parameter &#39;key&#39;");
+    assertThat(get("/job?key=").body()).contains("empty parameter &#39;key&#39;");
     assertThat(raw("GET /job?key=%zz HTTP/1.1", "localhost"))
         .startsWith("HTTP/1.1 400")
         .doesNotContain("Exception in");

@@ -39,6 +39,35 @@ class PostgresStoreTest extends JdbcStoreContract {
     }
   }
 
+  /**
+   * A URL whose {@code currentSchema} names a schema that does not exist fails {@code open()} at
+   * once, in one sentence that says what to do, and creates nothing.
+   */
+  @Test
+  void open_currentSchemaThatDoesNotExist_saysSoInOneSentence() {
+    String missing = db.schema() + "_missing";
+    JdbcStore s =
+        JdbcStore.builder()
+            .url(
+                PostgresTestDatabase.SERVER
+                    + (PostgresTestDatabase.SERVER.contains("?") ? "&" : "?")
+                    + "currentSchema="
+                    + missing)
+            .user(PostgresTestDatabase.USER)
+            .password(PostgresTestDatabase.PASSWORD)
+            .tablePrefix(nextPrefix())
+            .build();
+    try {
+      org.assertj.core.api.Assertions.assertThatThrownBy(s::open)
+          .isInstanceOf(dev.kairos.StoreException.class)
+          .hasMessageContaining("no schema to create them in")
+          .hasMessageContaining("CREATE SCHEMA it first")
+          .hasMessageNotContaining("Flyway"); // before, Flyway's: retried for 9 s, pages long
+    } finally {
+      s.close();
+    }
+  }
+
   @Test
   void toString_namesUrlAndPrefix() {
     JdbcStore s =

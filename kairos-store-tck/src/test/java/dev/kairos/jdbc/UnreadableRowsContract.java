@@ -117,7 +117,6 @@ abstract class UnreadableRowsContract {
         "calendar_name = '', calendar_policy = 'SKIP'           | calendar name is null or blank",
         "fixed_period = 'PT0.0001S'                             | fixed-rate period must be at least 1 ms: PT0.0001S",
         "state = 'PAUSED'                                       | a PAUSED job has a due time: 2026-01-05T02:01:00Z (TIMETABLE)",
-        "attempt = 2                                            | attempt 2 is beyond the retry policy's 1 attempt(s)",
         "due_kind = 'RETRY', last_scheduled_fire_time = due_time | a retry is due at 2026-01-05T02:01:00Z as attempt 1, not 2 or more",
         "run_count = -7                                         | run count must not be negative: -7",
         "failure_count = 5                                      | failure count 5 is more than the run count 0",
@@ -151,9 +150,9 @@ abstract class UnreadableRowsContract {
   }
 
   /**
-   * A cron row only the engine can judge (an expression that does not parse, or never fires) is
-   * never fired, never rewritten (no start mark either) and listed naming the job; one without a
-   * time zone is refused by the store itself.
+   * A cron row only the engine judges (an expression that does not parse, or never fires, no time
+   * zone, an attempt beyond the retry policy: the store reads them back as written) is never fired,
+   * never rewritten (no start mark either) and listed naming the job.
    */
   @ParameterizedTest
   @CsvSource(
@@ -163,6 +162,7 @@ abstract class UnreadableRowsContract {
         "cron_expression = 'every tuesday' | 'every tuesday'",
         "cron_expression = '0 0 0 30 2 ?'  | never fires",
         "cron_zone = NULL                  | has no time zone",
+        "attempt = 2                       | attempt 2 is beyond the retry policy's 1 attempt(s)",
       })
   void editedCronRow_neverFired_neverRewritten_listed(String edit, String problem) {
     ManualClock first = new ManualClock(T0);

@@ -27,7 +27,7 @@ import java.util.List;
  *       line breaks, ...) and no unpaired surrogate: such keys do not survive every database (on
  *       PostgreSQL a NUL cannot be stored at all). Handler names likewise; data may not hold a NUL.
  *   <li>Schedule: a fixed rate or delay is at least {@link #MIN_PERIOD}; a one-shot has a time or a
- *       non-negative delay; a cron schedule has an expression (and, in a record, a time zone).
+ *       non-negative delay; a cron schedule has an expression (and, to be run, a time zone).
  *   <li>Misfire: a threshold that is not negative; {@code catchUp(n)} with n at least 1; a catch-up
  *       window, if any, positive.
  *   <li>Jitter: not negative; none on a one-shot; for a fixed rate, shorter than the period.
@@ -39,7 +39,7 @@ import java.util.List;
  *   <li>Schedule state (records only): a {@code COMPLETE} or {@code PAUSED} job is due only for a
  *       {@code triggerNow()}; a due job says why it is due; a timetable fire has a next fire time;
  *       a retry has the fire time it retries and is at least the second attempt; attempts count
- *       from 1 up to the retry policy's maximum.
+ *       from 1 (and, to be run, up to the retry policy's maximum: {@link #checkRunnable}).
  *   <li>Statistics (records only): run and failure counts are not negative, and failures are not
  *       more than runs.
  *   <li>Catch-up (records, at a given instant): under {@code catchUp()} without a limit or window,
@@ -318,7 +318,9 @@ public final class JobRules {
    */
   public static void checkKey(String key) {
     if (key == null || key.isBlank()) {
-      throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
+      throw new IllegalArgumentException(
+          "job key is null or blank: "
+              + (key == null ? "none given (JobSpec.named(key))" : "'" + printable(key) + "'"));
     }
     if (key.length() > MAX_KEY_LENGTH) {
       throw bad(key, "key longer than " + MAX_KEY_LENGTH + " characters");
@@ -344,7 +346,10 @@ public final class JobRules {
     checkKey(key);
     String handler = spec.handler();
     if (handler == null || handler.isBlank()) {
-      throw bad(key, "handler name is null or blank: '" + handler + "'");
+      throw bad(
+          key,
+          "handler name is null or blank: "
+              + (handler == null ? "none given (call handler(name))" : "'" + handler + "'"));
     }
     String handlerProblem = badCharacter(handler);
     if (handlerProblem != null) {
@@ -406,12 +411,25 @@ public final class JobRules {
     if (r.attempt() < 1) {
       throw bad(key, "attempt must be at least 1: " + r.attempt());
     }
-    if (r.spec().schedule() instanceof Schedule.Cron c && c.zone() == null) {
-      throw bad(key, "cron schedule '" + printable(c.expression()) + "' has no time zone");
-    }
     checkStats(key, r.stats());
     if (r.dueTime() != null) {
       checkDue(r);
+    }
+  }
+
+  /**
+   * Checks what running a record needs beyond {@link #checkRecord(JobRecord)}: a cron schedule has
+   * a time zone (the engine fills in its default before it stores one), and the attempt is within
+   * the retry policy. A store keeps a record without these (an SPI caller's record reads back as
+   * written); the engine refuses it as unreadable ({@link #checkRecord(JobRecord, Instant)}).
+   *
+   * @param r the record to check
+   * @throws IllegalArgumentException naming the key and the problem
+   */
+  public static void checkRunnable(JobRecord r) {
+    String key = r.key();
+    if (r.spec().schedule() instanceof Schedule.Cron c && c.zone() == null) {
+      throw bad(key, "cron schedule '" + printable(c.expression()) + "' has no time zone");
     }
     int maxAttempts = r.spec().retry().maxAttempts();
     if (r.attempt() > maxAttempts) {
@@ -474,8 +492,9 @@ public final class JobRules {
   }
 
   /**
-   * Checks a stored record as {@link #checkRecord(JobRecord)} does, and against the catch-up rule
-   * at {@code now} (see the class comment).
+   * Checks a stored record as {@link #checkRecord(JobRecord)} and {@link #checkRunnable} do, and
+   * against the catch-up rule at {@code now} (see the class comment): what the engine asks of a
+   * record before it fires it.
    *
    * @param r the record to check
    * @param now the current time, by the store's clock
@@ -483,6 +502,7 @@ public final class JobRules {
    */
   public static void checkRecord(JobRecord r, Instant now) {
     checkRecord(r);
+    checkRunnable(r);
     if (r.spec().misfire() instanceof Misfire.CatchUp c
         && c.max() == Integer.MAX_VALUE
         && c.window() == null

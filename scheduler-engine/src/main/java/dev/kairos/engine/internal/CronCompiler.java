@@ -120,8 +120,19 @@ public final class CronCompiler {
     try {
       return parser(syntax).parse(trimmed);
     } catch (RuntimeException e) { // cron-utils also throws index errors, for '7-/' say
-      throw invalid(trimmed, syntax, nickname ? reason(e) : culprit(parts, syntax, e));
+      throw invalid(trimmed, syntax, nickname ? nicknameReason(syntax) : culprit(parts, syntax, e));
     }
+  }
+
+  /** Nicknames the SPRING syntax takes (cron-utils's Spring 5.3 definition). */
+  private static final String SPRING_NICKNAMES =
+      "@yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly";
+
+  /** Why an expression starting with '@' does not parse: which syntax takes which nicknames. */
+  private static String nicknameReason(CronSyntax syntax) {
+    return syntax == CronSyntax.SPRING
+        ? "not a nickname SPRING knows; it takes " + SPRING_NICKNAMES
+        : "nicknames such as @daily are SPRING syntax only (it takes " + SPRING_NICKNAMES + ")";
   }
 
   /** Names the first field that fails on its own, with cron-utils's reason. */
@@ -130,7 +141,7 @@ public final class CronCompiler {
     for (int i = 0; i < parts.length; i++) {
       RuntimeException failure = fieldFailure(parts, i, syntax);
       if (failure != null) {
-        return names[i] + " field '" + parts[i] + "': " + reason(failure);
+        return names[i] + " field '" + parts[i] + "': " + fieldReason(parts[i], failure);
       }
     }
     if (syntax == CronSyntax.QUARTZ && (parts[3].equals("?") == parts[5].equals("?"))) {
@@ -169,6 +180,18 @@ public final class CronCompiler {
       }
     }
     return failure;
+  }
+
+  /**
+   * Why a field fails: a step of zero said in plain words (cron-utils says "Period 0 not in range",
+   * which reads as a contradiction), else cron-utils's reason.
+   */
+  private static String fieldReason(String field, RuntimeException e) {
+    if (java.util.Arrays.stream(field.split(","))
+        .anyMatch(part -> part.matches(".*/0+") && !part.endsWith("/"))) {
+      return "a step (after '/') must be at least 1";
+    }
+    return reason(e);
   }
 
   private static String reason(RuntimeException e) {

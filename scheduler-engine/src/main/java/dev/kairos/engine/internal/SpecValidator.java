@@ -93,7 +93,7 @@ public final class SpecValidator {
     }
     String key = spec.key();
     if (key == null || key.isBlank()) {
-      throw new IllegalArgumentException("job key is null or blank: '" + key + "'");
+      JobRules.checkKey(key); // throws, saying which
     }
     if (key.length() > MAX_KEY_LENGTH) {
       throw new IllegalArgumentException(
@@ -106,10 +106,7 @@ public final class SpecValidator {
               + "'");
     }
     JobRules.checkSpec(spec); // the rules every stored row is read by, too
-    String handler = spec.handler();
-    if (handler == null || handler.isBlank()) {
-      throw bad(key, "handler name is null or blank: '" + handler + "'");
-    }
+    String handler = spec.handler(); // not blank: JobRules checked it
     if (!handlers.contains(handler)) {
       throw bad(key, "handler '" + handler + "' is not registered (registered: " + handlers + ")");
     }

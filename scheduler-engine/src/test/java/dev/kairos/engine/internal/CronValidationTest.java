@@ -34,7 +34,9 @@ class CronValidationTest {
 """
 QUARTZ | 0 0 25 * * ?      | hour field '25': Value 25 not in range [0, 23]
 QUARTZ | 61 0 0 * * ?      | second field '61': Value 61 not in range [0, 59]
-QUARTZ | 0 */0 * * * ?     | minute field '*/0'
+QUARTZ | 0 */0 * * * ?     | minute field '*/0': a step (after '/') must be at least 1
+QUARTZ | 0 0/0 * * * ?     | minute field '0/0': a step (after '/') must be at least 1
+UNIX   | 0 1,3/00 * * *    | hour field '1,3/00': a step (after '/') must be at least 1
 QUARTZ | 0 0 0 32 * ?      | day-of-month field '32': Value 32 not in range [1, 31]
 QUARTZ | 0 0 0 1 13 ?      | month field '13': Value 13 not in range [1, 12]
 QUARTZ | 0 0 0 ? * FUN     | day-of-week field 'FUN': Invalid chars in expression! Expression: FUN Invalid chars: FUN
@@ -47,6 +49,9 @@ UNIX   | 0 0 0 * * ?       | expected 5 fields (minute hour day-of-month month d
 UNIX   | 0 0 L * *         | day-of-month field 'L'
 SPRING | 0 0 12 * *        | expected 6 fields (second minute hour day-of-month month day-of-week) but found 5
 SPRING | 0 60 12 * * *     | minute field '60': Value 60 not in range [0, 59]
+SPRING | @bogus            | not a nickname SPRING knows; it takes @yearly, @annually, @monthly, @weekly, @daily, @midnight and @hourly
+UNIX   | @daily            | nicknames such as @daily are SPRING syntax only
+QUARTZ | @hourly           | nicknames such as @daily are SPRING syntax only
 """)
   void schedule_invalidExpression_namesKeyExpressionFieldAndProblem(
       CronSyntax syntax, String expression, String problem) {

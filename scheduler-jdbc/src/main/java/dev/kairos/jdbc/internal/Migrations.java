@@ -372,7 +372,29 @@ public final class Migrations {
     }
     String legacy = tableName(c, dialect, prefix + LEGACY);
     int v = legacy == null ? 0 : legacyVersion(c, legacy);
+    if (legacy == null && dialect == Dialect.POSTGRESQL) {
+      requireSchema(c, prefix); // new tables: is there a schema to make them in?
+    }
     return new State(false, v, v, List.of());
+  }
+
+  /**
+   * Fails, saying what to do, if PostgreSQL has no schema to create tables in: the URL's {@code
+   * currentSchema} (or the user's {@code search_path}) names none that exists. Flyway would only
+   * fail later, after retrying its lock, with a message several screens long.
+   */
+  private static void requireSchema(Connection c, String prefix) throws SQLException {
+    try (Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT current_schema()")) {
+      if (rs.next() && rs.getString(1) == null) {
+        throw new StoreException(
+            "creating tables "
+                + prefix
+                + "* failed: no schema to create them in (the schema of the URL's currentSchema,"
+                + " or of the user's search_path, does not exist): CREATE SCHEMA it first, or fix"
+                + " the URL");
+      }
+    }
   }
 
   private static void dropEmptyHistory(DataSource dataSource, Dialect dialect, String prefix) {
