@@ -349,7 +349,9 @@ public final class JobRules {
       throw bad(
           key,
           "handler name is null or blank: "
-              + (handler == null ? "none given (call handler(name))" : "'" + handler + "'"));
+              + (handler == null
+                  ? "none given (call handler(name))"
+                  : "'" + printable(handler) + "'"));
     }
     String handlerProblem = badCharacter(handler);
     if (handlerProblem != null) {

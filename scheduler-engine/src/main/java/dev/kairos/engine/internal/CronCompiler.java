@@ -187,8 +187,7 @@ public final class CronCompiler {
    * which reads as a contradiction), else cron-utils's reason.
    */
   private static String fieldReason(String field, RuntimeException e) {
-    if (java.util.Arrays.stream(field.split(","))
-        .anyMatch(part -> part.matches(".*/0+") && !part.endsWith("/"))) {
+    if (java.util.Arrays.stream(field.split(",")).anyMatch(part -> part.matches(".*/0+"))) {
       return "a step (after '/') must be at least 1";
     }
     return reason(e);
