@@ -124,24 +124,9 @@ abstract class UnreadableRowsContract {
       })
   void editedRow_neverFired_neverRewritten_listed(String edit, String problem) {
     scheduleGoodAndBad(Misfire.fireOnce());
-    database().execute("UPDATE " + jobs() + " SET " + edit + " WHERE job_key = 'bad'");
-    Map<String, Object> before = rowOf("bad");
 
-    ManualClock clock = new ManualClock(T0);
-    KairosScheduler s = instance(clock);
-    s.open();
-    clock.set(T0.plus(MINUTE.multipliedBy(3)));
-    s.runDue();
+    KairosScheduler s = editRestartAndRun(edit, problem);
 
-    assertThat(runs).isNotEmpty().allMatch(r -> r.startsWith("good@"));
-    assertThat(rowOf("bad")).isEqualTo(before);
-    assertThat(s.unreadable())
-        .singleElement()
-        .satisfies(
-            u -> {
-              assertThat(u.key()).isEqualTo("bad");
-              assertThat(u.reason()).contains(problem);
-            });
     assertThat(s.jobs()).extracting(j -> j.spec().key()).containsExactly("good");
     assertThatThrownBy(() -> s.job("bad"))
         .isInstanceOf(UnreadableJobException.class)
@@ -171,6 +156,16 @@ abstract class UnreadableRowsContract {
     writer.schedule(JobSpec.named("good").handler("h").fixedRate(MINUTE).startAt(T0.plus(MINUTE)));
     writer.schedule(JobSpec.named("bad").handler("h").cron("0 * * * * ?"));
     writer.close();
+
+    editRestartAndRun(edit, problem);
+  }
+
+  /**
+   * Applies {@code edit} to job "bad"'s row, starts a scheduler over the tables and runs what is
+   * due 3 minutes on; checks that only "good" ran, that the row is as edited and that {@code
+   * unreadable()} lists "bad" alone, with {@code problem}. Returns the scheduler.
+   */
+  private KairosScheduler editRestartAndRun(String edit, String problem) {
     database().execute("UPDATE " + jobs() + " SET " + edit + " WHERE job_key = 'bad'");
     Map<String, Object> before = rowOf("bad");
 
@@ -189,6 +184,7 @@ abstract class UnreadableRowsContract {
               assertThat(u.key()).isEqualTo("bad");
               assertThat(u.reason()).contains(problem);
             });
+    return s;
   }
 
   /**

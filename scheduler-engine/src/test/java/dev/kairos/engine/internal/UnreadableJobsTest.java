@@ -25,14 +25,19 @@ class UnreadableJobsTest {
   static final Instant T0 = Instant.parse("2026-01-05T02:00:00Z");
   static final Duration MINUTE = Duration.ofMinutes(1);
 
+  /** A scheduler over {@code store} whose handler "h" adds each run's key to {@code runs}. */
+  private static KairosScheduler recording(
+      InMemoryStore store, ManualClock clock, List<String> runs) {
+    return Engines.build(
+        Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
+  }
+
   @Test
   void recordsBreakingRules_notFired_listed_untilScheduledAgain() {
     InMemoryStore store = new InMemoryStore();
     List<String> runs = new ArrayList<>();
     ManualClock clock = new ManualClock(T0);
-    KairosScheduler s =
-        Engines.build(
-            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
+    KairosScheduler s = recording(store, clock, runs);
     JobSpec good = JobSpec.named("good").handler("h").fixedRate(MINUTE);
     JobSpec zero = good.schedule(new Schedule.FixedRate(Duration.ZERO));
     Instant yearOne = Instant.parse("0001-01-01T00:00:00Z");
@@ -65,9 +70,7 @@ class UnreadableJobsTest {
     InMemoryStore store = new InMemoryStore();
     List<String> runs = new ArrayList<>();
     ManualClock clock = new ManualClock(T0);
-    KairosScheduler s =
-        Engines.build(
-            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
+    KairosScheduler s = recording(store, clock, runs);
     try {
       s.open();
       s.schedule(
@@ -102,9 +105,7 @@ class UnreadableJobsTest {
     InMemoryStore store = new InMemoryStore();
     List<String> runs = new ArrayList<>();
     ManualClock clock = new ManualClock(T0);
-    KairosScheduler s =
-        Engines.build(
-            Kairos.builder().store(store).clock(clock).handler("h", ctx -> runs.add(ctx.key())));
+    KairosScheduler s = recording(store, clock, runs);
     JobSpec rate = JobSpec.named("good").handler("h").fixedRate(MINUTE);
     store.upsert(JobRecord.fresh(rate, T0));
     java.util.Map<String, JobRecord> bad = new java.util.LinkedHashMap<>();
