@@ -126,8 +126,18 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
   static JobSpec spec(
       KairosScheduled a, String beanName, Method method, String origin, StringValueResolver r) {
     String key = r.resolveStringValue(a.key());
-    if (key == null || key.isBlank()) {
+    if (key == null || key.isEmpty()) {
       key = beanName + "." + method.getName();
+    } else if (key.isBlank()) {
+      // Given but blank (or a placeholder that resolved so): a mistake, not a wish for the default.
+      throw new IllegalStateException(
+          origin
+              + ": key '"
+              + key
+              + "' is blank; leave it out for "
+              + beanName
+              + "."
+              + method.getName());
     }
     JobSpec spec = JobSpec.named(key).handler(key);
     String cron = r.resolveStringValue(a.cron());
@@ -206,6 +216,13 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
           case FIRE_ONCE -> Misfire.fireOnce();
           case SKIP -> Misfire.skip();
         };
+    if (a.catchUpMax() < 0) {
+      throw new IllegalStateException(
+          origin
+              + ": catchUpMax "
+              + a.catchUpMax()
+              + " is negative (0 makes up every missed fire)");
+    }
     if (a.catchUpMax() != 0 && a.misfire() != KairosScheduled.MisfirePolicy.CATCH_UP) {
       throw new IllegalStateException(
           origin + ": catchUpMax " + a.catchUpMax() + " needs misfire = CATCH_UP");

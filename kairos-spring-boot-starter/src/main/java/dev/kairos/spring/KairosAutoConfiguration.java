@@ -14,9 +14,9 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
 
 /**
@@ -30,7 +30,7 @@ import org.springframework.core.env.Environment;
       "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration",
       "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"
     })
-@ConditionalOnProperty(prefix = "kairos", name = "enabled", matchIfMissing = true)
+@Conditional(OnEnabled.Scheduler.class)
 @EnableConfigurationProperties(KairosProperties.class)
 public class KairosAutoConfiguration {
   private static final Logger log = LoggerFactory.getLogger(KairosAutoConfiguration.class);

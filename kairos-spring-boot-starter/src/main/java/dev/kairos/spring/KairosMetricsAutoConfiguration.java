@@ -9,9 +9,9 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 
 /**
  * Records Kairos meters ({@link KairosMetrics}) in the application's {@link MeterRegistry} when
@@ -29,7 +29,7 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnClass({MeterRegistry.class, KairosMetrics.class})
 @EnableConfigurationProperties(KairosProperties.class)
 @ConditionalOnBean(MeterRegistry.class)
-@ConditionalOnProperty(prefix = "kairos.metrics", name = "enabled", matchIfMissing = true)
+@Conditional(OnEnabled.Metrics.class)
 public class KairosMetricsAutoConfiguration {
 
   /**

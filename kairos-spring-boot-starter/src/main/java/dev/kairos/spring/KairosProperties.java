@@ -11,7 +11,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * The {@code kairos.*} properties: one for each scheduler and store builder setting. Defaults are
  * those of {@link Kairos} and {@link JdbcStore}; the README's "Spring Boot" section lists them.
  */
-@ConfigurationProperties(prefix = "kairos")
+// Unknown names under kairos. (a typo such as kairos.workes) and empty values fail the startup
+// naming the property, instead of leaving the default in place unseen.
+@ConfigurationProperties(prefix = "kairos", ignoreUnknownFields = false)
 public class KairosProperties {
   /** Whether the starter creates and starts a scheduler. */
   private boolean enabled = true;

@@ -199,6 +199,41 @@ class KairosAutoConfigurationTest {
                     .hasStackTraceContaining("kairos.store.table-prefix=9bad"));
   }
 
+  /**
+   * A misspelled or empty {@code kairos.*} property fails the start naming it, instead of leaving
+   * the default in place unseen.
+   */
+  @Test
+  void unknownOrEmptyProperty_failsNamingIt() {
+    for (String bad :
+        new String[] {"kairos.workes=8", "kairos.store.tabel-prefix=x_", "kairos.look-ahead="}) {
+      runner
+          .withPropertyValues("kairos.store.type=memory", bad)
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(bad)
+                      .getFailure()
+                      .hasStackTraceContaining(bad.substring(0, bad.indexOf('='))));
+    }
+  }
+
+  /**
+   * {@code kairos.enabled} is read as the properties bind it: {@code no}, {@code off} and {@code 0}
+   * turn the scheduler off as {@code false} does.
+   */
+  @Test
+  void enabledFalseInAnySpelling_noScheduler() {
+    for (String off : new String[] {"false", "no", "off", "0"}) {
+      runner
+          .withPropertyValues("kairos.store.type=memory", "kairos.enabled=" + off)
+          .run(ctx -> assertThat(ctx).as(off).hasNotFailed().doesNotHaveBean(Scheduler.class));
+    }
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.enabled=yes")
+        .run(ctx -> assertThat(ctx).hasSingleBean(Scheduler.class));
+  }
+
   @Test
   void clusterOnAMemoryStore_isRefused() {
     runner

@@ -30,6 +30,19 @@ class KairosScheduledValidationTest {
     void report() {}
   }
 
+  static class BlankKey {
+    @KairosScheduled(key = "   ", fixedRate = "1m")
+    void report() {}
+  }
+
+  static class NegativeCatchUpMax {
+    @KairosScheduled(
+        fixedRate = "1m",
+        misfire = KairosScheduled.MisfirePolicy.CATCH_UP,
+        catchUpMax = -5)
+    void report() {}
+  }
+
   static class BadDuration {
     @KairosScheduled(fixedRate = "often")
     void report() {}
@@ -153,6 +166,24 @@ class KairosScheduledValidationTest {
                 assertThat(ctx)
                     .getFailure()
                     .hasMessageContaining("set exactly one of cron, fixedRate, fixedDelay"));
+  }
+
+  /** A key given but blank, and a negative catchUpMax, are refused, not taken as defaults. */
+  @Test
+  void blankKeyAndNegativeCatchUpMax_areRefused() {
+    runner
+        .withBean("reports", BlankKey.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "key '   ' is blank; leave it out for reports.report"));
+    runner
+        .withBean("reports", NegativeCatchUpMax.class)
+        .run(
+            ctx ->
+                assertThat(ctx).getFailure().hasStackTraceContaining("catchUpMax -5 is negative"));
   }
 
   @Test

@@ -1371,42 +1371,27 @@ public final class KairosScheduler implements Scheduler {
   @Override
   public List<UnreadableJob> unreadable() {
     Map<String, String> all = new TreeMap<>();
-    Instant now = config.time().now();
-    for (String key : List.copyOf(refused.keySet())) {
-      try {
-        // Still there, and still refused? (It may have been fixed or deleted by hand.)
-        String problem = config.store().find(key).map(r -> problem(r, now)).orElse(null);
-        if (problem == null) {
-          refused.remove(key);
-        } else {
-          all.put(key, problem);
-        }
-      } catch (UnreadableJobException e) {
-        refused.remove(key); // the store lists it itself
-      }
-    }
     for (UnreadableJob u : config.store().unreadable()) {
       all.put(u.key(), u.reason());
     }
-    calendarProblems(all);
-    List<UnreadableJob> out = new ArrayList<>(all.size());
-    all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
-    return out;
-  }
-
-  /** Adds the stored jobs whose calendar does not exist (the store has no say in that). */
-  private void calendarProblems(Map<String, String> all) {
+    // Every readable job again, by the engine's own rules (cron, calendars, the catch-up age),
+    // so a job is listed whether or not a load has met it yet (a scheduler not started, a job
+    // beyond the window).
     List<JobRecord> jobs = config.store().findAll();
-    if (jobs.stream().noneMatch(r -> r.spec().calendar().isPresent())) {
-      return;
+    if (jobs.stream().anyMatch(r -> r.spec().calendar().isPresent())) {
+      runner.calendars.replaceAll(config.store().calendars());
     }
-    runner.calendars.replaceAll(config.store().calendars());
+    Instant now = config.time().now();
     for (JobRecord r : jobs) {
-      String problem = runner.calendars.problem(r.spec());
+      String problem = problem(r, now);
       if (problem != null) {
         all.putIfAbsent(r.key(), problem);
       }
     }
+    refused.keySet().retainAll(all.keySet()); // fixed or deleted by hand since
+    List<UnreadableJob> out = new ArrayList<>(all.size());
+    all.forEach((key, reason) -> out.add(new UnreadableJob(key, reason)));
+    return out;
   }
 
   /** The failure's message, and its root cause's if that is another exception. */

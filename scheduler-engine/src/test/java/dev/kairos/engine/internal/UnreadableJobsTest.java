@@ -176,4 +176,27 @@ class UnreadableJobsTest {
       s.close();
     }
   }
+
+  /**
+   * {@code unreadable()} judges every stored job by the engine's rules too, whether or not a window
+   * load has met it: here before any start, and a job far beyond any window.
+   */
+  @Test
+  void unreadable_beforeAnyLoad_listsWhatOnlyTheEngineRefuses() {
+    InMemoryStore store = new InMemoryStore();
+    java.time.ZoneId utc = java.time.ZoneOffset.UTC;
+    store.upsert(
+        JobRecord.fresh(JobSpec.named("cron-99").handler("h").cron("99 * * * * ?", utc), T0));
+    store.upsert(
+        JobRecord.fresh(
+            JobSpec.named("far").handler("h").cron("0 0 0 30 2 ?", utc),
+            T0.plus(Duration.ofDays(3650))));
+    store.upsert(JobRecord.fresh(JobSpec.named("fine").handler("h").fixedRate(MINUTE), T0));
+    KairosScheduler s = recording(store, new ManualClock(T0), new ArrayList<>());
+    try {
+      assertThat(s.unreadable()).extracting(UnreadableJob::key).containsExactly("cron-99", "far");
+    } finally {
+      s.close();
+    }
+  }
 }
