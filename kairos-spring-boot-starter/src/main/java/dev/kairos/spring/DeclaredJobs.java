@@ -69,6 +69,16 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       if (type == null) {
         continue;
       }
+      if (!Job.class.isAssignableFrom(type)
+          && AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class) != null) {
+        throw new IllegalStateException(
+            "@KairosHandler on bean '"
+                + name
+                + "' ("
+                + ClassUtils.getUserClass(type).getName()
+                + "): the class is no dev.kairos.Job, so it would name no handler; implement Job,"
+                + " or use @KairosScheduled on a method");
+      }
       Map<Method, KairosScheduled> methods =
           MethodIntrospector.selectMethods(
               ClassUtils.getUserClass(type),

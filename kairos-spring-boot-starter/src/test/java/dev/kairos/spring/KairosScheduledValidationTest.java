@@ -43,6 +43,11 @@ class KairosScheduledValidationTest {
     void report() {}
   }
 
+  @KairosHandler("reports")
+  static class HandlerThatIsNoJob {
+    void run() {}
+  }
+
   static class BadDuration {
     @KairosScheduled(fixedRate = "often")
     void report() {}
@@ -184,6 +189,19 @@ class KairosScheduledValidationTest {
         .run(
             ctx ->
                 assertThat(ctx).getFailure().hasStackTraceContaining("catchUpMax -5 is negative"));
+  }
+
+  /** {@code @KairosHandler} on a class that is no {@code Job} fails the start, naming the bean. */
+  @Test
+  void kairosHandlerOnAClassThatIsNoJob_isRefused() {
+    runner
+        .withBean("reports", HandlerThatIsNoJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining("@KairosHandler on bean 'reports'")
+                    .hasStackTraceContaining("is no dev.kairos.Job"));
   }
 
   @Test
