@@ -20,6 +20,8 @@ import java.time.Instant;
  * @param missedFires how many missed fires the run stood for, as {@link JobContext#missedFires()}
  *     said: 0 for a fire on time, 1 for each fire made up by catch-up, the number replaced for
  *     fire-once
+ * @param backfill true for a run of {@link Scheduler#backfill}: it ran a past fire again on
+ *     purpose, so its start minus its fire time is no lateness
  */
 public record RunRecord(
     String key,
@@ -31,10 +33,50 @@ public record RunRecord(
     int attempt,
     String instance,
     boolean recovery,
-    int missedFires) {
+    int missedFires,
+    boolean backfill) {
 
   /**
-   * A run that was no recovery and stood for no missed fire.
+   * A run of the schedule (no backfill run).
+   *
+   * @param key the job
+   * @param scheduledFireTime the fire that ran
+   * @param start start of the run
+   * @param end end of the run
+   * @param outcome how it ended
+   * @param error failure message, or null
+   * @param attempt its attempt number, from 1
+   * @param instance id of the instance that ran it
+   * @param recovery whether it repeated a fire whose run was cut off
+   * @param missedFires how many missed fires it stood for
+   */
+  public RunRecord(
+      String key,
+      Instant scheduledFireTime,
+      Instant start,
+      Instant end,
+      RunOutcome outcome,
+      String error,
+      int attempt,
+      String instance,
+      boolean recovery,
+      int missedFires) {
+    this(
+        key,
+        scheduledFireTime,
+        start,
+        end,
+        outcome,
+        error,
+        attempt,
+        instance,
+        recovery,
+        missedFires,
+        false);
+  }
+
+  /**
+   * A run of the schedule that was no recovery and stood for no missed fire.
    *
    * @param key the job
    * @param scheduledFireTime the fire that ran
@@ -54,6 +96,6 @@ public record RunRecord(
       String error,
       int attempt,
       String instance) {
-    this(key, scheduledFireTime, start, end, outcome, error, attempt, instance, false, 0);
+    this(key, scheduledFireTime, start, end, outcome, error, attempt, instance, false, 0, false);
   }
 }

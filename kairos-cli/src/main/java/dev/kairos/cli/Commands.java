@@ -227,7 +227,7 @@ final class Commands {
               utc(r.scheduledFireTime()),
               utc(r.start()),
               millis(r.start(), r.end()),
-              millis(r.scheduledFireTime(), r.start()),
+              r.backfill() ? "backfill" : millis(r.scheduledFireTime(), r.start()),
               r.outcome(),
               r.attempt(),
               r.instance(),

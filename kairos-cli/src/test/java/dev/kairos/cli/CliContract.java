@@ -203,6 +203,33 @@ abstract class CliContract {
   }
 
   @Test
+  void history_aBackfillRunSaysSo_notItsLateness() {
+    Scheduler s =
+        Kairos.builder()
+            .store(builder(prefix).build())
+            .clock(new ManualClock(T0))
+            .instanceId("test-1")
+            .handler("purge", ctx -> {})
+            .build();
+    try {
+      s.start();
+      s.backfill("purge", T0.minus(Duration.ofMinutes(10)), T0); // two slots, each 5 min back
+      await().atMost(Duration.ofSeconds(20)).until(() -> s.history("purge", 5).size() == 3);
+    } finally {
+      s.close();
+    }
+
+    assertThat(ok("history", "purge", "-n", "5"))
+        .isEqualTo(
+            """
+            SCHEDULED             START                 DURATION  LATENESS  OUTCOME  ATTEMPT  INSTANCE  RECOVERY  MISSED  ERROR
+            2026-01-04 23:55:00Z  2026-01-05 00:00:00Z  0 ms      backfill  SUCCESS  1        test-1              0
+            2026-01-04 23:50:00Z  2026-01-05 00:00:00Z  0 ms      backfill  SUCCESS  1        test-1              0
+            2026-01-05 00:00:00Z  2026-01-05 00:00:00Z  0 ms      0 ms      SUCCESS  1        test-1              0
+            """);
+  }
+
+  @Test
   void preview_ofStoredJobAndOfCron() {
     assertThat(ok("preview", "purge", "-n", "3"))
         .isEqualTo(

@@ -59,7 +59,12 @@ final class Chart {
                   h,
                   colour(r.outcome())))
           .append("<title>")
-          .append(Html.esc(r.scheduledFireTime() + ": " + r.outcome() + ", " + late + " ms late"))
+          .append(
+              Html.esc(
+                  r.scheduledFireTime()
+                      + ": "
+                      + r.outcome()
+                      + (r.backfill() ? ", backfill run" : ", " + late + " ms late")))
           .append("</title></rect>");
     }
     b.append("<text x=\"4\" y=\"")
@@ -68,8 +73,9 @@ final class Chart {
     return b.append("</svg>").toString();
   }
 
+  /** Start minus fire time, in ms; 0 for a backfill run, which ran a past fire on purpose. */
   private static long lateness(RunRecord r) {
-    if (r.start() == null || r.scheduledFireTime() == null) {
+    if (r.start() == null || r.scheduledFireTime() == null || r.backfill()) {
       return 0;
     }
     return Math.max(0, Duration.between(r.scheduledFireTime(), r.start()).toMillis());

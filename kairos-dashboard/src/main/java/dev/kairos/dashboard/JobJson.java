@@ -142,7 +142,8 @@ public final class JobJson {
 
   /**
    * One run of a job's history, with its lateness (start minus scheduled fire time) in ms, whether
-   * it was a recovery and how many missed fires it stood for.
+   * it was a recovery or a backfill run and how many missed fires it stood for. A backfill run has
+   * no lateness: it ran a past fire on purpose.
    *
    * @param r the run
    * @return a new JSON object
@@ -156,7 +157,7 @@ public final class JobJson {
     if (r.start() != null && r.end() != null) {
       n.put("durationMs", Duration.between(r.start(), r.end()).toMillis());
     }
-    if (r.start() != null && r.scheduledFireTime() != null) {
+    if (r.start() != null && r.scheduledFireTime() != null && !r.backfill()) {
       n.put("latenessMs", Duration.between(r.scheduledFireTime(), r.start()).toMillis());
     }
     n.put("outcome", r.outcome() == null ? null : r.outcome().name());
@@ -164,6 +165,7 @@ public final class JobJson {
     n.put("attempt", r.attempt());
     n.put("instance", r.instance());
     n.put("recovery", r.recovery());
+    n.put("backfill", r.backfill());
     n.put("missedFires", r.missedFires());
     return n;
   }

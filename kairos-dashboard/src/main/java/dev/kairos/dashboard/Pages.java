@@ -192,7 +192,7 @@ final class Pages {
           .append("</td><td>")
           .append(millis(r.start(), r.end()))
           .append("</td><td>")
-          .append(millis(r.scheduledFireTime(), r.start()))
+          .append(r.backfill() ? "backfill" : millis(r.scheduledFireTime(), r.start()))
           .append("</td><td class=\"")
           .append(r.outcome() == null ? "" : r.outcome().name())
           .append("\">")

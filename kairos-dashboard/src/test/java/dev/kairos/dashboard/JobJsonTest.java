@@ -80,6 +80,31 @@ class JobJsonTest {
     assertThat(n.get("recovery").asBoolean()).isTrue();
     assertThat(n.get("missedFires").asInt()).isEqualTo(4);
     assertThat(n.get("latenessMs").asLong()).isEqualTo(2000);
+    assertThat(n.get("backfill").asBoolean()).isFalse();
+  }
+
+  @Test
+  void run_ofABackfill_saysSo_andHasNoLateness() {
+    Instant fire = Instant.parse("2026-01-05T02:00:00Z");
+    Instant start = Instant.parse("2026-03-01T10:00:00Z"); // months after the fire, on purpose
+    ObjectNode n =
+        JobJson.run(
+            new RunRecord(
+                "a",
+                fire,
+                start,
+                start.plusSeconds(1),
+                RunOutcome.SUCCESS,
+                null,
+                1,
+                "i",
+                false,
+                0,
+                true));
+
+    assertThat(n.get("backfill").asBoolean()).isTrue();
+    assertThat(n.has("latenessMs")).isFalse();
+    assertThat(n.get("durationMs").asLong()).isEqualTo(1000);
   }
 
   @Test

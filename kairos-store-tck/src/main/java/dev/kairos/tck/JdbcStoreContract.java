@@ -194,6 +194,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
         "missed_fires = -1  | missed fires must not be negative: -1",
         "attempt = 0        | attempt must be at least 1: 0",
         "outcome = 'MAYBE'  | unknown outcome 'MAYBE'",
+        "backfill = TRUE, recovery = TRUE | a backfill run is no recovery",
       })
   void history_badRunRow_refusedNamingKey(String edit, String problem) {
     JobRecord r = store.upsert(fresh("a", T0)).record();
@@ -319,7 +320,7 @@ public abstract class JdbcStoreContract extends JobStoreContract {
       for (int i = 0; i < 12; i++) {
         Instant fire = r.nextFireTime();
         r = small.startConcurrentRun(start(r, "i1", 1)).started().orElseThrow();
-        assertThat(small.finishConcurrentRun(backfillRun("a", fire, "i1"), "i1")).isTrue();
+        assertThat(small.finishConcurrentRun(concurrentRun("a", fire, "i1"), "i1")).isTrue();
       }
       assertThat(historyRows(p, "a")).isEqualTo(3);
       List<Instant> slots = new ArrayList<>();

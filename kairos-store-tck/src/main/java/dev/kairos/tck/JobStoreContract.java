@@ -1133,8 +1133,7 @@ public abstract class JobStoreContract {
   }
 
   /**
-   * A successful run of a backfill slot or concurrent run, as {@code finishBackfill} and {@code
-   * finishConcurrentRun} are given it.
+   * A successful run of a backfill slot, as {@code finishBackfill} is given it.
    *
    * @param key the job key
    * @param fire the slot's fire time
@@ -1142,6 +1141,20 @@ public abstract class JobStoreContract {
    * @return the run
    */
   protected static RunRecord backfillRun(String key, Instant fire, String instance) {
+    return new RunRecord(
+        key, fire, T0, T0.plusSeconds(1), RunOutcome.SUCCESS, null, 1, instance, false, 0, true);
+  }
+
+  /**
+   * A successful concurrent run ({@code Overlap.allow}), as {@code finishConcurrentRun} is given
+   * it.
+   *
+   * @param key the job key
+   * @param fire the run's fire time
+   * @param instance the instance that ran it
+   * @return the run
+   */
+  protected static RunRecord concurrentRun(String key, Instant fire, String instance) {
     return new RunRecord(
         key, fire, T0, T0.plusSeconds(1), RunOutcome.SUCCESS, null, 1, instance, false, 0);
   }
@@ -1241,8 +1254,8 @@ public abstract class JobStoreContract {
         .extracting(BackfillSlot::state, BackfillSlot::owner)
         .containsExactly(tuple(BackfillSlot.State.DONE, null));
     assertThat(store.history("a", 10))
-        .extracting(RunRecord::scheduledFireTime, RunRecord::instance)
-        .contains(tuple(minutes(-1), "i1"));
+        .extracting(RunRecord::scheduledFireTime, RunRecord::instance, RunRecord::backfill)
+        .contains(tuple(minutes(-1), "i1", true));
     assertThat(store.addBackfill("a", List.of(minutes(-1)))).isZero();
     assertThat(store.nextBackfill(10)).isEmpty();
     assertThat(store.find("a")).contains(r); // the job's own row is left alone
@@ -1364,8 +1377,8 @@ public abstract class JobStoreContract {
             tuple(T0, BackfillSlot.State.RUNNING, "i1", BackfillSlot.Kind.RUN),
             tuple(T0.plusSeconds(60), BackfillSlot.State.RUNNING, "i2", BackfillSlot.Kind.RUN));
 
-    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i2"), "i2")).isFalse();
-    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i1"), "i1")).isTrue();
+    assertThat(store.finishConcurrentRun(concurrentRun("a", T0, "i2"), "i2")).isFalse();
+    assertThat(store.finishConcurrentRun(concurrentRun("a", T0, "i1"), "i1")).isTrue();
     assertThat(store.finishBackfill(backfillRun("a", T0.plusSeconds(60), "i2"), "i2"))
         .as("a RUN record is not a backfill slot")
         .isFalse();
@@ -1396,7 +1409,7 @@ public abstract class JobStoreContract {
         .extracting(BackfillSlot::fireTime, BackfillSlot::state, BackfillSlot::kind)
         .containsExactly(tuple(T0, BackfillSlot.State.PENDING, BackfillSlot.Kind.RUN));
     assertThat(store.claimBackfill("a", T0, "i1")).isTrue();
-    assertThat(store.finishConcurrentRun(backfillRun("a", T0, "i1"), "i1")).isTrue();
+    assertThat(store.finishConcurrentRun(concurrentRun("a", T0, "i1"), "i1")).isTrue();
     assertThat(slotsOf("a")).isEmpty();
   }
 
@@ -1420,7 +1433,7 @@ public abstract class JobStoreContract {
     store.startConcurrentRun(start(r1, "i1", 2));
     store.delete("a");
     assertThat(slotsOf("a")).isEmpty();
-    assertThat(store.finishConcurrentRun(backfillRun("a", T0.plusSeconds(60), "i1"), "i1"))
+    assertThat(store.finishConcurrentRun(concurrentRun("a", T0.plusSeconds(60), "i1"), "i1"))
         .isFalse();
     assertThat(store.history("a", 10)).isEmpty();
   }

@@ -30,10 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  * serves it to the others. Three instances ({@link ClusterChild}); the first one started, which
  * hosts the database, is SIGKILLed mid-window: the database dies with it, as at an H2 server's
  * crash. The other two must reconnect (one of them now opening the file and serving it), and every
- * fire of the window must still run, none twice except the killed instance's own fires, each re-run
- * once and flagged as a recovery. The runs are recorded in PostgreSQL (a schema of this class's
- * own), which the kill does not touch; skipped with a message when it is unreachable, unless CI is
- * set.
+ * fire of the window must still run, none twice except fires whose runs were cut off, each re-run
+ * once and flagged as a recovery: the killed instance's, and those a survivor started before the
+ * kill when the handover outlasted its lease (it could not write their ends in time). The runs are
+ * recorded in PostgreSQL (a schema of this class's own), which the kill does not touch; skipped
+ * with a message when it is unreachable, unless CI is set.
  */
 class H2AutoServerClusterTest {
   @RegisterExtension static final PostgresTestDatabase results = PostgresTestDatabase.create();
@@ -134,8 +135,16 @@ class H2AutoServerClusterTest {
                   + "' AND fire_time = "
                   + r.get("fire_time"))
               .get(0);
-      assertThat(first.get("instance")).as("first run of the re-run %s", r).isEqualTo("a");
       assertThat((Boolean) r.get("recovery")).as("re-run %s flagged", r).isTrue();
+      if (!"a".equals(first.get("instance"))) {
+        // A survivor cut off from the database during the handover for longer than its lease
+        // loses its claims as a crashed instance does: a run it started before the kill, whose
+        // write-back the outage held up, is re-run (flagged) by whoever claims it next. A run it
+        // started after the database came back wrote its end in time: no re-run.
+        assertThat((BigDecimal) first.get("ran_at"))
+            .as("first run of the re-run %s, on survivor %s", r, first.get("instance"))
+            .isLessThan(ClusterChild.seconds(killedAt.plusSeconds(1)));
+      }
     }
     System.out.printf(
         "AUTO_SERVER: host a killed at %s; runs per instance %s; re-runs %d%n",

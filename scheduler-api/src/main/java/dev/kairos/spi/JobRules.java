@@ -526,8 +526,9 @@ public final class JobRules {
 
   /**
    * Checks a run read back from a store's history: it has an outcome, its attempt counts from 1,
-   * the missed fires it stood for are not negative, and its instance id, if any, is one {@link
-   * #checkInstanceId} accepts (a line break in it could forge a log or CLI line).
+   * the missed fires it stood for are not negative, a backfill run is no recovery and stands for no
+   * missed fire, and its instance id, if any, is one {@link #checkInstanceId} accepts (a line break
+   * in it could forge a log or CLI line).
    *
    * @param r the run to check
    * @throws IllegalArgumentException naming the key and the problem
@@ -542,6 +543,13 @@ public final class JobRules {
           "run of fire " + r.scheduledFireTime() + ": attempt must be at least 1: " + r.attempt());
     }
     checkMissedFires(r.key(), r.missedFires());
+    if (r.backfill() && (r.recovery() || r.missedFires() != 0)) {
+      throw bad(
+          r.key(),
+          "backfill run of fire "
+              + r.scheduledFireTime()
+              + ": a backfill run is no recovery and stands for no missed fire");
+    }
     if (r.instance() != null) {
       try {
         checkInstanceId(r.instance());

@@ -467,7 +467,17 @@ final class Backfills implements Runnable {
     String error = JobRules.errorText(failure);
     RunRecord run =
         new RunRecord(
-            r.key(), fire, start, end, outcome, error, 1, config.instanceId(), recoveredRun, 0);
+            r.key(),
+            fire,
+            start,
+            end,
+            outcome,
+            error,
+            1,
+            config.instanceId(),
+            recoveredRun,
+            0,
+            !recoveredRun);
     write(run);
     if (interrupted) {
       Thread.currentThread().interrupt();

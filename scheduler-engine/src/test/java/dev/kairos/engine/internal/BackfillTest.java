@@ -5,6 +5,7 @@ import static java.time.Duration.ofHours;
 import static java.time.Duration.ofMinutes;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import dev.kairos.JobContext;
 import dev.kairos.JobSpec;
@@ -48,8 +49,9 @@ class BackfillTest {
     assertThat(h.runs).allSatisfy(ctx -> assertThat(ctx.backfill()).isTrue());
     assertThat(h.runs).allSatisfy(ctx -> assertThat(ctx.attempt()).isEqualTo(1));
     assertThat(h.scheduler.history("report", 10))
-        .extracting(RunRecord::scheduledFireTime)
-        .containsExactly(t(ofHours(-3)), t(ofHours(-4)), t(ofHours(-5)));
+        .extracting(RunRecord::scheduledFireTime, RunRecord::backfill)
+        .containsExactly(
+            tuple(t(ofHours(-3)), true), tuple(t(ofHours(-4)), true), tuple(t(ofHours(-5)), true));
   }
 
   @Test
@@ -138,6 +140,10 @@ class BackfillTest {
     assertThat(h.runs).hasSize(3);
     assertThat(h.runs.get(2).backfill()).isFalse();
     assertThat(h.runs.get(2).scheduledFireTime()).isEqualTo(T0);
+    assertThat(h.scheduler.history("report", 10))
+        .extracting(RunRecord::scheduledFireTime, RunRecord::backfill)
+        .containsExactly(
+            tuple(T0, false), tuple(t(ofHours(-1)), true), tuple(t(ofHours(-2)), true));
   }
 
   @Test

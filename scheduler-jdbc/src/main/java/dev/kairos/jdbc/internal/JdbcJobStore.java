@@ -665,7 +665,8 @@ public final class JdbcJobStore implements ClusterStore {
         run.attempt(),
         run.instance(),
         run.recovery(),
-        run.missedFires());
+        run.missedFires(),
+        run.backfill());
   }
 
   /**

@@ -50,7 +50,8 @@ public final class Migrations {
           "V10__concurrent_runs.sql",
           "V11__partial_indexes.sql",
           "V12__run_id_cache.sql",
-          "V13__unused_indexes.sql");
+          "V13__unused_indexes.sql",
+          "V14__run_backfill_flag.sql");
 
   /** The Flyway history table's name after the table prefix. */
   public static final String HISTORY = "schema_history";

@@ -17,8 +17,8 @@ import org.jdbi.v3.core.Handle;
 /**
  * The SQL of the {@code <prefix>runs} history table: one row per run, newest has the highest id,
  * read through the (job_key, id) index. Since schema version 3 a row also says whether the run was
- * a recovery and how many missed fires it stood for. Every method runs inside the caller's
- * transaction.
+ * a recovery and how many missed fires it stood for; since version 14, whether it was a backfill
+ * run. Every method runs inside the caller's transaction.
  */
 public final class RunTable {
   private final String insert;
@@ -35,8 +35,8 @@ public final class RunTable {
         "INSERT INTO "
             + table
             + " (job_key, scheduled_fire_time, run_start, run_end, outcome, error, attempt,"
-            + " instance, recovery, missed_fires) VALUES (:key, :scheduled, :start, :end,"
-            + " :outcome, :error, :attempt, :instance, :recovery, :missed)";
+            + " instance, recovery, missed_fires, backfill) VALUES (:key, :scheduled, :start,"
+            + " :end, :outcome, :error, :attempt, :instance, :recovery, :missed, :backfill)";
     history = "SELECT * FROM " + table + " WHERE job_key = :key ORDER BY id DESC LIMIT :limit";
     // The subquery reads a derived table, not the table itself: MySQL refuses a DELETE whose
     // subquery reads its target (error 1093) but materializes a derived table with LIMIT.
@@ -99,7 +99,8 @@ public final class RunTable {
         .integer("attempt", x.attempt())
         .text("instance", x.instance())
         .bool("recovery", x.recovery())
-        .integer("missed", x.missedFires());
+        .integer("missed", x.missedFires())
+        .bool("backfill", x.backfill());
   }
 
   /**
@@ -127,7 +128,8 @@ public final class RunTable {
             rs.getInt("attempt"),
             rs.getString("instance"),
             rs.getBoolean("recovery"),
-            rs.getInt("missed_fires"));
+            rs.getInt("missed_fires"),
+            rs.getBoolean("backfill"));
     JobRules.checkRun(r);
     return r;
   }
