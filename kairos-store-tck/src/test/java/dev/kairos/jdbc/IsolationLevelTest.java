@@ -79,30 +79,57 @@ class IsolationLevelTest {
       try (JdbcStore store =
           JdbcStore.builder().dataSource(ds).tablePrefix(JdbcStoreContract.nextPrefix()).build()) {
         store.open();
-        JobStore jobs = store.jobStore();
-        for (int round = 0; round < 20; round++) {
-          String key = "race-" + round;
-          CyclicBarrier start = new CyclicBarrier(callers);
-          List<CompletableFuture<Upsert.Change>> calls = new ArrayList<>();
-          for (int i = 0; i < callers; i++) {
-            calls.add(
-                CompletableFuture.supplyAsync(
-                    () -> {
-                      await(start);
-                      return jobs.upsert(fresh(key, T0)).change();
-                    },
-                    runnable -> new Thread(runnable).start()));
-          }
-          List<Upsert.Change> changes = new ArrayList<>();
-          for (CompletableFuture<Upsert.Change> call : calls) {
-            changes.add(call.get(30, TimeUnit.SECONDS));
-          }
-          assertThat(changes)
-              .as("round %d", round)
-              .containsOnlyOnce(Upsert.Change.CREATED)
-              .containsOnly(Upsert.Change.CREATED, Upsert.Change.UNCHANGED);
-        }
+        raceUpserts(store.jobStore(), callers);
       }
+    }
+  }
+
+  /**
+   * The same race on the store's own pool over a server whose sessions default to SERIALIZABLE (an
+   * administrator's {@code ALTER DATABASE … SET default_transaction_isolation}): the pool's
+   * connections run at READ COMMITTED all the same. The whole store and cluster contracts run so in
+   * {@code PostgresRepeatableReadStoreTest} and {@code PostgresSerializableClusterStoreTest}
+   * (tagged {@code long}).
+   */
+  @Test
+  void postgresServerDefaultSerializable_storesOwnPool_racingUpsertsAtReadCommitted()
+      throws Exception {
+    pg.assumeReachable();
+    int callers = 8;
+    try (JdbcStore store =
+        pg.withDefaultIsolation("serializable")
+            .builder()
+            .poolSize(callers)
+            .tablePrefix(JdbcStoreContract.nextPrefix())
+            .build()) {
+      store.open();
+      raceUpserts(store.jobStore(), callers);
+    }
+  }
+
+  /** Twenty rounds of {@code callers} threads scheduling one new key at once. */
+  private static void raceUpserts(JobStore jobs, int callers) throws Exception {
+    for (int round = 0; round < 20; round++) {
+      String key = "race-" + round;
+      CyclicBarrier start = new CyclicBarrier(callers);
+      List<CompletableFuture<Upsert.Change>> calls = new ArrayList<>();
+      for (int i = 0; i < callers; i++) {
+        calls.add(
+            CompletableFuture.supplyAsync(
+                () -> {
+                  await(start);
+                  return jobs.upsert(fresh(key, T0)).change();
+                },
+                runnable -> new Thread(runnable).start()));
+      }
+      List<Upsert.Change> changes = new ArrayList<>();
+      for (CompletableFuture<Upsert.Change> call : calls) {
+        changes.add(call.get(30, TimeUnit.SECONDS));
+      }
+      assertThat(changes)
+          .as("round %d", round)
+          .containsOnlyOnce(Upsert.Change.CREATED)
+          .containsOnly(Upsert.Change.CREATED, Upsert.Change.UNCHANGED);
     }
   }
 

@@ -16,7 +16,12 @@ import org.junit.jupiter.api.Test;
  * {@code ANSI_QUOTES} (a double-quoted word is a name, not a string), {@code NO_BACKSLASH_ESCAPES},
  * {@code PIPES_AS_CONCAT}, {@code ONLY_FULL_GROUP_BY} (MySQL 8's default), strict tables and no
  * zero dates. Every statement of the store must mean the same under them.
+ *
+ * <p>Tagged {@code long}: not in the test command (the contract's second run on the MariaDB server
+ * after {@code MariaDbStoreTest}'s, about 80 s); CI runs it in a second one (README, "Two
+ * commands").
  */
+@org.junit.jupiter.api.Tag("long")
 class MariaDbStrictSqlModeStoreTest extends JdbcStoreContract {
   static final String MODES =
       "ANSI_QUOTES,NO_BACKSLASH_ESCAPES,PIPES_AS_CONCAT,ONLY_FULL_GROUP_BY,STRICT_ALL_TABLES,"
