@@ -1,5 +1,7 @@
 package dev.kairos.spring;
 
+import dev.kairos.CalendarPolicy;
+import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.Job;
 import dev.kairos.JobContext;
@@ -32,10 +34,11 @@ import org.springframework.util.StringValueResolver;
  * creating the beans; each handler looks its bean up when it runs, so a bean may depend on the
  * scheduler.
  *
- * @param handlers handler name to job, in discovery order
+ * @param handlers handler name to job
+ * @param origins handler name to where it was declared (for error messages)
  * @param jobs the recurring jobs declared by annotation, to upsert at start
  */
-record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
+record DeclaredJobs(Map<String, Job> handlers, Map<String, String> origins, List<Declared> jobs) {
 
   /** One annotated method's job, and where it was declared (for error messages). */
   record Declared(JobSpec spec, String origin) {}
@@ -56,6 +59,18 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
           type == null
               ? null
               : AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class);
+      if (named != null && named.value().isBlank()) {
+        throw new IllegalStateException(
+            "@KairosHandler(\""
+                + named.value()
+                + "\") on bean '"
+                + name
+                + "' ("
+                + ClassUtils.getUserClass(type).getName()
+                + "): the handler name is blank; leave the annotation out to use the bean name '"
+                + name
+                + "'");
+      }
       String handler = named != null ? named.value() : name;
       add(
           handlers,
@@ -92,7 +107,7 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
         jobs.add(new Declared(spec, origin));
       }
     }
-    return new DeclaredJobs(Map.copyOf(handlers), List.copyOf(jobs));
+    return new DeclaredJobs(Map.copyOf(handlers), Map.copyOf(origins), List.copyOf(jobs));
   }
 
   private static void add(
@@ -158,6 +173,10 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       throw new IllegalStateException(
           origin + ": set exactly one of cron, fixedRate, fixedDelay (found " + set + ")");
     }
+    String kind = !cron.isEmpty() ? "cron" : rate.isEmpty() ? "fixedDelay" : "fixedRate";
+    if (cron.isEmpty()) {
+      refuseCronAttributes(a, r.resolveStringValue(a.zone()), kind, origin);
+    }
     if (!cron.isEmpty()) {
       spec =
           spec.cron(cron, zone(r.resolveStringValue(a.zone()), origin), a.syntax())
@@ -171,7 +190,11 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     String initial = r.resolveStringValue(a.initialDelay());
     if (!initial.isEmpty()) {
       if (!cron.isEmpty()) {
-        throw new IllegalStateException(origin + ": initialDelay '" + initial + "' with a cron");
+        throw new IllegalStateException(
+            origin
+                + ": initialDelay '"
+                + initial
+                + "' applies to fixedRate and fixedDelay only, not to cron");
       }
       spec = spec.initialDelay(duration(initial, "initialDelay", origin));
     }
@@ -201,10 +224,25 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     String calendar = r.resolveStringValue(a.calendar());
     if (!calendar.isEmpty()) {
       spec = spec.excluding(calendar, a.calendarPolicy());
+    } else if (a.calendarPolicy() != CalendarPolicy.SKIP) {
+      throw new IllegalStateException(
+          origin
+              + ": calendarPolicy "
+              + a.calendarPolicy()
+              + " needs a calendar (calendar is not set)");
     }
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
+    }
+    // "1s" is the annotation's default: any other value asks for a retry delay that one attempt
+    // never uses.
+    if (a.retryAttempts() == 1 && !"1s".equals(a.retryDelay())) {
+      throw new IllegalStateException(
+          origin
+              + ": retryDelay '"
+              + r.resolveStringValue(a.retryDelay())
+              + "' needs retryAttempts above 1 (retryAttempts is 1)");
     }
     if (a.retryAttempts() > 1) {
       spec =
@@ -250,6 +288,28 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     return threshold.isEmpty()
         ? policy
         : policy.threshold(duration(threshold, "misfireThreshold", origin));
+  }
+
+  /**
+   * Refuses the cron-only attributes on a fixed-rate or fixed-delay job: a zone given, or a syntax
+   * or daylight-saving rule other than the default.
+   */
+  private static void refuseCronAttributes(
+      KairosScheduled a, String zone, String kind, String origin) {
+    String given = null;
+    if (!zone.isEmpty()) {
+      given = "zone '" + zone + "'";
+    } else if (a.syntax() != CronSyntax.SPRING) {
+      given = "syntax " + a.syntax();
+    } else if (a.dstGap() != DstPolicy.Gap.SHIFT) {
+      given = "dstGap " + a.dstGap();
+    } else if (a.dstOverlap() != DstPolicy.Overlap.FIRST) {
+      given = "dstOverlap " + a.dstOverlap();
+    }
+    if (given != null) {
+      throw new IllegalStateException(
+          origin + ": " + given + " applies to cron only, not to " + kind);
+    }
   }
 
   private static ZoneId zone(String zone, String origin) {

@@ -185,7 +185,17 @@ public class KairosAutoConfiguration {
     if (properties.getInstanceId() != null) {
       set("kairos.instance-id", properties.getInstanceId(), b::instanceId);
     }
-    declared.jobs().handlers().forEach(b::handler);
+    DeclaredJobs jobs = declared.jobs();
+    jobs.handlers()
+        .forEach(
+            (name, job) -> {
+              try {
+                b.handler(name, job);
+              } catch (IllegalArgumentException ex) {
+                throw new IllegalStateException(
+                    jobs.origins().get(name) + ": " + ex.getMessage(), ex);
+              }
+            });
     properties
         .getLimits()
         .forEach(
@@ -196,7 +206,32 @@ public class KairosAutoConfiguration {
                     v -> b.concurrencyLimit(concurrencyLimit(name, limit))));
     listeners.orderedStream().forEach(b::listener);
     customizers.orderedStream().forEach(c -> c.customize(b));
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException ex) {
+      throw limitProperties(properties, ex);
+    }
+  }
+
+  /**
+   * The builder's refusal of concurrency limits (checked at build, once customizers may have added
+   * handlers), prefixed with the {@code kairos.limits.<name>} properties it is about; any other
+   * refusal as it is.
+   */
+  private static RuntimeException limitProperties(
+      KairosProperties properties, IllegalArgumentException ex) {
+    String message = String.valueOf(ex.getMessage());
+    if (!message.contains("concurrency limit")) {
+      return ex;
+    }
+    java.util.List<String> named =
+        properties.getLimits().keySet().stream()
+            .filter(name -> message.contains("'" + name + "'"))
+            .map(name -> "kairos.limits." + name)
+            .toList();
+    return named.isEmpty()
+        ? ex
+        : new IllegalStateException(String.join(", ", named) + ": " + message, ex);
   }
 
   /**

@@ -351,6 +351,37 @@ class KairosAutoConfigurationTest {
         .run(ctx -> assertThat(ctx).getFailure().hasStackTraceContaining("nosuch"));
   }
 
+  /**
+   * A limit on a handler that is not registered fails naming the {@code kairos.limits.<name>}
+   * property it came from, alone or as one of a group's handlers.
+   */
+  @Test
+  void limitOnAnUnregisteredHandler_failsNamingTheProperty() {
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.limits.nosuch.max-concurrent=2")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "kairos.limits.nosuch: concurrency limit 'nosuch' names handler 'nosuch',"
+                            + " not registered"));
+    runner
+        .withPropertyValues(
+            "kairos.store.type=memory",
+            "kairos.limits.heavy.max-concurrent=2",
+            "kairos.limits.heavy.handlers=nightlyExport,ghost")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "kairos.limits.heavy: concurrency limit 'heavy' names handler 'ghost',"
+                            + " not registered"));
+  }
+
   @Test
   void jobBeans_areHandlers_byBeanNameOrAnnotation() {
     runner

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.Job;
 import dev.kairos.JobContext;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -131,6 +132,53 @@ class KairosScheduledValidationTest {
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
+  }
+
+  @KairosHandler("")
+  static class EmptyHandlerName implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  @KairosHandler("  ")
+  static class BlankHandlerName implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  static class ZoneWithFixedRate {
+    @KairosScheduled(fixedRate = "1m", zone = "Europe/Berlin")
+    void run() {}
+  }
+
+  static class SyntaxWithFixedDelay {
+    @KairosScheduled(fixedDelay = "1m", syntax = dev.kairos.CronSyntax.QUARTZ)
+    void run() {}
+  }
+
+  static class DstGapWithFixedRate {
+    @KairosScheduled(fixedRate = "1m", dstGap = dev.kairos.DstPolicy.Gap.SKIP)
+    void run() {}
+  }
+
+  static class DstOverlapWithFixedDelay {
+    @KairosScheduled(fixedDelay = "1m", dstOverlap = dev.kairos.DstPolicy.Overlap.BOTH)
+    void run() {}
+  }
+
+  static class InitialDelayWithCron {
+    @KairosScheduled(cron = "0 0 2 * * *", initialDelay = "10s")
+    void run() {}
+  }
+
+  static class CalendarPolicyWithoutCalendar {
+    @KairosScheduled(fixedRate = "1m", calendarPolicy = dev.kairos.CalendarPolicy.NEXT_ALLOWED)
+    void run() {}
+  }
+
+  static class RetryDelayWithoutRetries {
+    @KairosScheduled(fixedRate = "1m", retryDelay = "5s")
+    void run() {}
   }
 
   @Test
@@ -333,5 +381,69 @@ class KairosScheduledValidationTest {
                 assertThat(ctx)
                     .getFailure()
                     .hasMessageContaining("concurrentRuns 3 is set, but overlap is FORBID"));
+  }
+
+  /**
+   * An attribute that does not apply to the job's schedule kind (or lacks the attribute it goes
+   * with) is refused naming bean, method, attribute and value, not silently dropped.
+   */
+  @Test
+  void attributeThatDoesNotApply_isRefusedNamingBeanMethodAttributeAndValue() {
+    String at = "@KairosScheduled on bean 'jobs' method 'run': ";
+    java.util.Map<Class<?>, String> cases = new java.util.LinkedHashMap<>();
+    cases.put(
+        ZoneWithFixedRate.class,
+        at + "zone 'Europe/Berlin' applies to cron only, not to fixedRate");
+    cases.put(
+        SyntaxWithFixedDelay.class, at + "syntax QUARTZ applies to cron only, not to fixedDelay");
+    cases.put(DstGapWithFixedRate.class, at + "dstGap SKIP applies to cron only, not to fixedRate");
+    cases.put(
+        DstOverlapWithFixedDelay.class,
+        at + "dstOverlap BOTH applies to cron only, not to fixedDelay");
+    cases.put(
+        InitialDelayWithCron.class,
+        at + "initialDelay '10s' applies to fixedRate and fixedDelay only, not to cron");
+    cases.put(
+        CalendarPolicyWithoutCalendar.class,
+        at + "calendarPolicy NEXT_ALLOWED needs a calendar (calendar is not set)");
+    cases.put(
+        RetryDelayWithoutRetries.class,
+        at + "retryDelay '5s' needs retryAttempts above 1 (retryAttempts is 1)");
+    cases.forEach(
+        (type, message) ->
+            runner
+                .withBean("jobs", type)
+                .run(
+                    ctx ->
+                        assertThat(ctx)
+                            .as(type.getSimpleName())
+                            .getFailure()
+                            .rootCause()
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage(message)));
+  }
+
+  /** An empty or blank {@code @KairosHandler} name is refused naming the bean and its class. */
+  @Test
+  void blankKairosHandlerName_isRefusedNamingTheBean() {
+    for (Class<?> type : List.of(EmptyHandlerName.class, BlankHandlerName.class)) {
+      String value = type == EmptyHandlerName.class ? "" : "  ";
+      runner
+          .withBean("exporter", type)
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(type.getSimpleName())
+                      .getFailure()
+                      .rootCause()
+                      .isInstanceOf(IllegalStateException.class)
+                      .hasMessage(
+                          "@KairosHandler(\""
+                              + value
+                              + "\") on bean 'exporter' ("
+                              + type.getName()
+                              + "): the handler name is blank; leave the annotation out to use"
+                              + " the bean name 'exporter'"));
+    }
   }
 }
