@@ -7,6 +7,7 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.spi.StoreSource;
+import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +16,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -39,14 +41,21 @@ public class KairosAutoConfiguration {
    * The store chosen by {@code kairos.store.type}; the scheduler opens and closes it. A store bean
    * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it.
    *
+   * <p>A {@code kairos.store.*} property set that the chosen store has no use for fails the start,
+   * naming it: with {@code memory} all but {@code keep-completed} and {@code history-per-job}; on
+   * the application's DataSource {@code pool-size}, and {@code h2-directory} when {@code auto}
+   * chose the DataSource. An explicit {@code datasource} or {@code memory} leaves {@code
+   * h2-directory} be, so a shared configuration may keep it for the profiles that use H2.
+   *
    * @param properties the {@code kairos.*} properties
    * @param dataSource the application's data source, used if there is exactly one
+   * @param environment tells which properties are set, not just defaulted
    * @return the store
    */
   @Bean(destroyMethod = "")
   @ConditionalOnMissingBean
   public StoreSource kairosJobStore(
-      KairosProperties properties, ObjectProvider<DataSource> dataSource) {
+      KairosProperties properties, ObjectProvider<DataSource> dataSource, Environment environment) {
     KairosProperties.Store p = properties.getStore();
     DataSource ds = dataSource.getIfUnique();
     switch (storeType(properties, ds)) {
@@ -56,12 +65,45 @@ public class KairosAutoConfiguration {
               "kairos.cluster.enabled=true needs a store several instances share; "
                   + "kairos.store.type=memory is one process's memory");
         }
+        refuseUnused(
+            environment,
+            List.of(
+                "kairos.store.pool-size",
+                "kairos.store.table-prefix",
+                "kairos.store.create-schema",
+                "kairos.store.history-max-age",
+                "kairos.store.start-mark-delay"),
+            "kairos.store.type=memory keeps the jobs in this process's memory, without a database;"
+                + " remove it, or choose kairos.store.type=h2 or datasource");
         log.info("Kairos store: in memory (jobs do not survive a restart)");
-        return new InMemoryStore();
+        InMemoryStore[] memory = new InMemoryStore[1];
+        set(
+            "kairos.store.history-per-job",
+            p.getHistoryPerJob(),
+            n -> memory[0] = new InMemoryStore(n, p.isKeepCompleted()));
+        return memory[0];
       case DATASOURCE:
         if (ds == null) {
           throw new IllegalStateException(
               "kairos.store.type=datasource but the application has no unique DataSource bean");
+        }
+        String chose = "kairos.store.type=" + p.getType().name().toLowerCase(java.util.Locale.ROOT);
+        String instead = "; remove it, or set kairos.store.type=h2 for the embedded database";
+        refuseUnused(
+            environment,
+            List.of("kairos.store.pool-size"),
+            chose
+                + " stores the jobs in the application's DataSource, whose connections its own"
+                + " pool gives (spring.datasource.*)"
+                + instead);
+        if (p.getType() == KairosProperties.StoreType.AUTO) {
+          refuseUnused(
+              environment,
+              List.of("kairos.store.h2-directory"),
+              chose
+                  + " stores the jobs in the application's DataSource, not in an embedded H2"
+                  + " database"
+                  + instead);
         }
         if (!SPRING_JDBC) {
           log.info(
@@ -81,6 +123,36 @@ public class KairosAutoConfiguration {
         return h2.build();
     }
   }
+
+  /**
+   * Fails the start on the first of {@code names} that is set (whatever its value, a default
+   * included), naming it, its value and {@code why} it does not apply.
+   */
+  private static void refuseUnused(Environment environment, List<String> names, String why) {
+    Binder binder = Binder.get(environment);
+    for (String name : names) {
+      binder
+          .bind(name, String.class)
+          .ifBound(
+              value -> {
+                throw new IllegalStateException(name + "=" + value + " does not apply: " + why);
+              });
+    }
+  }
+
+  /** Every {@code kairos.store.*} property, and the one store setting outside it. */
+  private static final List<String> STORE_PROPERTIES =
+      List.of(
+          "kairos.store.type",
+          "kairos.store.h2-directory",
+          "kairos.store.pool-size",
+          "kairos.store.table-prefix",
+          "kairos.store.create-schema",
+          "kairos.store.keep-completed",
+          "kairos.store.history-per-job",
+          "kairos.store.history-max-age",
+          "kairos.store.start-mark-delay",
+          "kairos.cluster.enabled");
 
   /** Whether spring-jdbc (and with it spring-tx) is on the classpath. */
   private static final boolean SPRING_JDBC =
@@ -156,6 +228,8 @@ public class KairosAutoConfiguration {
    * @param listeners the listener beans, all registered
    * @param customizers the customizer beans, applied last
    * @param dataSource the application's data source, used if there is exactly one
+   * @param beans tells whether the store is the starter's or a bean of the application's
+   * @param environment tells which store properties are set, refused with the application's store
    * @return the scheduler, not yet started
    */
   @Bean
@@ -166,7 +240,18 @@ public class KairosAutoConfiguration {
       DeclaredJobsHolder declared,
       ObjectProvider<SchedulerListener> listeners,
       ObjectProvider<KairosCustomizer> customizers,
-      ObjectProvider<DataSource> dataSource) {
+      ObjectProvider<DataSource> dataSource,
+      ConfigurableListableBeanFactory beans,
+      Environment environment) {
+    List<String> stores = List.of(beans.getBeanNamesForType(StoreSource.class, true, false));
+    if (!stores.contains("kairosJobStore")) {
+      refuseUnused(
+          environment,
+          STORE_PROPERTIES,
+          "the application's store bean '"
+              + String.join("', '", stores)
+              + "' replaces the starter's store; configure that store itself");
+    }
     Kairos.Builder b = Kairos.builder().store(store);
     DataSource ds = dataSource.getIfUnique();
     if (SPRING_JDBC && storeType(properties, ds) == KairosProperties.StoreType.DATASOURCE) {
@@ -224,7 +309,7 @@ public class KairosAutoConfiguration {
     if (!message.contains("concurrency limit")) {
       return ex;
     }
-    java.util.List<String> named =
+    List<String> named =
         properties.getLimits().keySet().stream()
             .filter(name -> message.contains("'" + name + "'"))
             .map(name -> "kairos.limits." + name)
