@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodIntrospector;
@@ -37,8 +38,13 @@ import org.springframework.util.StringValueResolver;
  * @param handlers handler name to job
  * @param origins handler name to where it was declared (for error messages)
  * @param jobs the recurring jobs declared by annotation, to upsert at start
+ * @param scanned bean name to the type the scan judged it by (beans of unknown type left out)
  */
-record DeclaredJobs(Map<String, Job> handlers, Map<String, String> origins, List<Declared> jobs) {
+record DeclaredJobs(
+    Map<String, Job> handlers,
+    Map<String, String> origins,
+    List<Declared> jobs,
+    Map<String, Class<?>> scanned) {
 
   /** One annotated method's job, and where it was declared (for error messages). */
   record Declared(JobSpec spec, String origin) {}
@@ -53,6 +59,7 @@ record DeclaredJobs(Map<String, Job> handlers, Map<String, String> origins, List
     Map<String, Job> handlers = new LinkedHashMap<>();
     Map<String, String> origins = new LinkedHashMap<>();
     List<Declared> jobs = new ArrayList<>();
+    Map<String, Class<?>> scanned = new LinkedHashMap<>();
     for (String name : beans.getBeanNamesForType(Job.class, true, false)) {
       Class<?> type = beans.getType(name, false);
       KairosHandler named =
@@ -84,6 +91,7 @@ record DeclaredJobs(Map<String, Job> handlers, Map<String, String> origins, List
       if (type == null) {
         continue;
       }
+      scanned.put(name, type);
       if (!Job.class.isAssignableFrom(type)
           && AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class) != null) {
         throw new IllegalStateException(
@@ -107,7 +115,77 @@ record DeclaredJobs(Map<String, Job> handlers, Map<String, String> origins, List
         jobs.add(new Declared(spec, origin));
       }
     }
-    return new DeclaredJobs(Map.copyOf(handlers), Map.copyOf(origins), List.copyOf(jobs));
+    return new DeclaredJobs(
+        Map.copyOf(handlers), Map.copyOf(origins), List.copyOf(jobs), Map.copyOf(scanned));
+  }
+
+  /**
+   * Checks the singletons made after the scan: a bean whose class declares more to Kairos than the
+   * type the scan judged it by (a {@code @Bean Object} method returning a {@link Job}, a {@code
+   * Job} return type hiding the class's {@link KairosHandler}, {@link KairosScheduled} methods
+   * behind {@code Object}) was missed or registered under another name, so the start fails naming
+   * it.
+   *
+   * @throws IllegalStateException naming the bean, its class and the type the scan saw
+   */
+  void checkMade(ConfigurableListableBeanFactory beans) {
+    for (String name : beans.getBeanDefinitionNames()) {
+      Object bean = beans.containsSingleton(name) ? beans.getSingleton(name) : null;
+      // A @Bean method that returned null leaves a NullBean, which equals null.
+      if (bean == null || bean.equals(null) || bean instanceof FactoryBean<?>) {
+        continue;
+      }
+      Class<?> made = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
+      Class<?> seen = scanned.get(name);
+      if (seen != null && ClassUtils.getUserClass(seen) == made) {
+        continue;
+      }
+      String declares = declares(made);
+      String seenDeclares = declares(seen);
+      if (!declares.equals(seenDeclares)) {
+        throw new IllegalStateException(
+            "bean '"
+                + name
+                + "' is a "
+                + made.getName()
+                + " ("
+                + declares
+                + "), but Kairos looked for handlers by its declared type "
+                + (seen == null ? "(unknown)" : seen.getName())
+                + " ("
+                + seenDeclares
+                + "), before the bean was made; declare the @Bean method's return type as "
+                + made.getSimpleName());
+      }
+    }
+  }
+
+  /** What a type declares to Kairos, in words: a Job, its handler name, its scheduled methods. */
+  private static String declares(Class<?> type) {
+    if (type == null) {
+      return "nothing for Kairos";
+    }
+    List<String> parts = new ArrayList<>();
+    if (Job.class.isAssignableFrom(type)) {
+      parts.add("a Job");
+    }
+    KairosHandler named = AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class);
+    if (named != null) {
+      parts.add("@KairosHandler(\"" + named.value() + "\")");
+    }
+    List<String> methods =
+        MethodIntrospector.selectMethods(
+                ClassUtils.getUserClass(type),
+                (ReflectionUtils.MethodFilter)
+                    m -> AnnotatedElementUtils.hasAnnotation(m, KairosScheduled.class))
+            .stream()
+            .map(Method::getName)
+            .sorted()
+            .toList();
+    if (!methods.isEmpty()) {
+      parts.add("@KairosScheduled methods " + methods);
+    }
+    return parts.isEmpty() ? "nothing for Kairos" : String.join(", ", parts);
   }
 
   private static void add(

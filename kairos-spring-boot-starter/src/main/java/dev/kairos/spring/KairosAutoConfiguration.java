@@ -12,6 +12,7 @@ import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -216,7 +217,7 @@ public class KairosAutoConfiguration {
   public DeclaredJobsHolder kairosDeclaredJobs(
       ConfigurableListableBeanFactory beans, Environment environment) {
     return new DeclaredJobsHolder(
-        DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders));
+        DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders), beans);
   }
 
   /**
@@ -334,12 +335,27 @@ public class KairosAutoConfiguration {
     return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs());
   }
 
-  /** Holds the scan result as a bean (the record itself is package-private). */
-  public static final class DeclaredJobsHolder {
+  /**
+   * Holds the scan result as a bean (the record itself is package-private); once every singleton is
+   * made, fails the start on a bean whose class declares more than the type the scan judged it by.
+   */
+  public static final class DeclaredJobsHolder implements SmartInitializingSingleton {
     private final DeclaredJobs jobs;
+    private final ConfigurableListableBeanFactory beans;
 
-    DeclaredJobsHolder(DeclaredJobs jobs) {
+    DeclaredJobsHolder(DeclaredJobs jobs, ConfigurableListableBeanFactory beans) {
       this.jobs = jobs;
+      this.beans = beans;
+    }
+
+    /**
+     * Fails the start naming a bean made after the scan whose declared type hid a handler.
+     *
+     * @throws IllegalStateException naming the bean, its class and its declared type
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+      jobs.checkMade(beans);
     }
 
     DeclaredJobs jobs() {

@@ -4,10 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.Job;
 import dev.kairos.JobContext;
+import dev.kairos.Scheduler;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /** A bad declaration fails the application start with the bean, method and value. */
 class KairosScheduledValidationTest {
@@ -132,6 +137,67 @@ class KairosScheduledValidationTest {
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
+  }
+
+  @KairosHandler("custom-name")
+  static class NamedJob implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  static class Reports {
+    @KairosScheduled(key = "nightly", cron = "0 0 2 * * *")
+    void nightly() {}
+  }
+
+  /** Declared Object, made after the scan (it needs the scheduler): the scan saw Object. */
+  @Configuration
+  static class ObjectTypedJob {
+    @Bean
+    Object objectTypedJob(Scheduler scheduler) {
+      return new NamedJob();
+    }
+  }
+
+  /** Declared Job, made after the scan: the scan saw Job, not the class's @KairosHandler. */
+  @Configuration
+  static class JobTypedNamedJob {
+    @Bean
+    Job jobTypedNamedJob(Scheduler scheduler) {
+      return new NamedJob();
+    }
+  }
+
+  /** Declared Object, made after the scan: the scan saw no @KairosScheduled method. */
+  @Configuration
+  static class ObjectTypedReports {
+    @Bean
+    Object objectTypedReports(Scheduler scheduler) {
+      return new Reports();
+    }
+  }
+
+  /** Declared Job, made after the scan, of a class that declares nothing more: fine. */
+  @Configuration
+  static class JobTypedPlainJob {
+    @Bean
+    Job jobTypedPlainJob(Scheduler scheduler) {
+      return new ReportJob();
+    }
+  }
+
+  /** Declared Object but made before the scan, which then sees the objects themselves. */
+  @Configuration
+  static class EarlyObjectTypedBeans {
+    @Bean
+    Object earlyJob() {
+      return new NamedJob();
+    }
+
+    @Bean
+    Object earlyReports() {
+      return new Reports();
+    }
   }
 
   @KairosHandler("")
@@ -445,5 +511,70 @@ class KairosScheduledValidationTest {
                               + "): the handler name is blank; leave the annotation out to use"
                               + " the bean name 'exporter'"));
     }
+  }
+
+  /**
+   * A bean whose declared type ({@code @Bean Object}, or {@code Job} for a class with {@code
+   * KairosHandler}) hides what it declares, and that is made after the handler scan, fails the
+   * start naming the bean, the declared type and the class, instead of being missed or registered
+   * under its bean name; one the scan saw made is registered as it declares; a plain Job declared
+   * as {@code Job} is fine.
+   */
+  @Test
+  void beanWhoseDeclaredTypeHidesWhatItDeclares_isFoundOrRefused_neverMissed() {
+    String after = ", before the bean was made; declare the @Bean method's return type as ";
+    Map<Class<?>, String> cases = new LinkedHashMap<>();
+    cases.put(
+        ObjectTypedJob.class,
+        "bean 'objectTypedJob' is a "
+            + NamedJob.class.getName()
+            + " (a Job, @KairosHandler(\"custom-name\")), but Kairos looked for handlers by its"
+            + " declared type java.lang.Object (nothing for Kairos)"
+            + after
+            + "NamedJob");
+    cases.put(
+        JobTypedNamedJob.class,
+        "bean 'jobTypedNamedJob' is a "
+            + NamedJob.class.getName()
+            + " (a Job, @KairosHandler(\"custom-name\")), but Kairos looked for handlers by its"
+            + " declared type dev.kairos.Job (a Job)"
+            + after
+            + "NamedJob");
+    cases.put(
+        ObjectTypedReports.class,
+        "bean 'objectTypedReports' is a "
+            + Reports.class.getName()
+            + " (@KairosScheduled methods [nightly]), but Kairos looked for handlers by its"
+            + " declared type java.lang.Object (nothing for Kairos)"
+            + after
+            + "Reports");
+    cases.forEach(
+        (config, message) ->
+            runner
+                .withUserConfiguration(config)
+                .run(
+                    ctx ->
+                        assertThat(ctx)
+                            .as(config.getSimpleName())
+                            .getFailure()
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage(message)));
+    runner
+        .withUserConfiguration(JobTypedPlainJob.class)
+        .run(
+            ctx ->
+                assertThat(
+                        ctx.getBean(KairosAutoConfiguration.DeclaredJobsHolder.class)
+                            .handlerNames())
+                    .containsExactly("jobTypedPlainJob"));
+    runner
+        .withUserConfiguration(EarlyObjectTypedBeans.class)
+        .run(
+            ctx -> {
+              assertThat(
+                      ctx.getBean(KairosAutoConfiguration.DeclaredJobsHolder.class).handlerNames())
+                  .containsExactlyInAnyOrder("custom-name", "nightly");
+              assertThat(ctx.getBean(Scheduler.class).job("nightly")).isPresent();
+            });
   }
 }
