@@ -16,10 +16,16 @@ import org.springframework.boot.actuate.endpoint.invoke.OperationParameters;
  * Refuses a write to the {@code kairos} endpoint whose request names a field the operation does not
  * take (a typo such as {@code "acton"}, or an extra {@code "force"}): Actuator itself drops such
  * fields unseen. The refusal is an {@link InvalidEndpointRequestException}, an HTTP 400 whose
- * reason names the fields.
+ * reason names the fields. The query parameters of Spring Boot's error page switches ({@code
+ * message}, {@code trace}, {@code errors}, {@code path}: {@code
+ * server.error.include-message=on-param} and its siblings) pass.
  */
 final class KairosEndpointRequestCheck implements OperationInvokerAdvisor {
   private static final EndpointId KAIROS = EndpointId.of("kairos");
+
+  /** Query parameters Spring Boot's error handling reads, so never the request's mistake. */
+  private static final Set<String> ERROR_PAGE_SWITCHES =
+      Set.of("message", "trace", "errors", "path");
 
   @Override
   public OperationInvoker apply(
@@ -40,7 +46,7 @@ final class KairosEndpointRequestCheck implements OperationInvokerAdvisor {
     return context -> {
       List<String> unknown =
           context.getArguments().keySet().stream()
-              .filter(name -> !known.contains(name))
+              .filter(name -> !known.contains(name) && !ERROR_PAGE_SWITCHES.contains(name))
               .sorted()
               .toList();
       if (!unknown.isEmpty()) {

@@ -42,8 +42,12 @@ class KairosEndpointWebTest {
               KairosAutoConfigurationTest.ClockConfig.class);
 
   private static MockHttpServletResponse write(MockMvc mvc, String body) throws Exception {
-    return mvc.perform(
-            post("/actuator/kairos/purge").contentType(MediaType.APPLICATION_JSON).content(body))
+    return write(mvc, "/actuator/kairos/purge", body);
+  }
+
+  private static MockHttpServletResponse write(MockMvc mvc, String uri, String body)
+      throws Exception {
+    return mvc.perform(post(uri).contentType(MediaType.APPLICATION_JSON).content(body))
         .andReturn()
         .getResponse();
   }
@@ -75,6 +79,19 @@ class KairosEndpointWebTest {
           assertThat(ok.getStatus()).isEqualTo(200);
           assertThat(ok.getContentAsString()).contains("\"done\":true");
           assertThat(scheduler.job("purge").orElseThrow().state()).isEqualTo(JobState.PAUSED);
+
+          // An unknown query parameter is refused too; Boot's ?message=true switch passes.
+          assertThat(write(mvc, "/actuator/kairos/purge?dryRun=1", "{\"action\": \"resume\"}"))
+              .satisfies(r -> assertThat(r.getStatus()).isEqualTo(400))
+              .satisfies(
+                  r ->
+                      assertThat(r.getErrorMessage())
+                          .isEqualTo("unknown field 'dryRun': the kairos endpoint takes action"));
+          assertThat(
+                  write(mvc, "/actuator/kairos/purge?message=true", "{\"action\": \"resume\"}")
+                      .getStatus())
+              .isEqualTo(200);
+          assertThat(scheduler.job("purge").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
         });
   }
 }
