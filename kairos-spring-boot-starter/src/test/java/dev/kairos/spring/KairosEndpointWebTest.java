@@ -6,6 +6,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
 import dev.kairos.JobState;
 import dev.kairos.Scheduler;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.WebEndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.endpoint.web.servlet.WebMvcEndpointManagementContextConfiguration;
@@ -15,6 +16,8 @@ import org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
 import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.http.MediaType;
 import org.springframework.mock.web.MockHttpServletResponse;
 import org.springframework.test.web.servlet.MockMvc;
@@ -93,5 +96,28 @@ class KairosEndpointWebTest {
               .isEqualTo(200);
           assertThat(scheduler.job("purge").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
         });
+  }
+
+  /**
+   * A refusal is logged only when asked ({@code spring.mvc.log-resolved-exception=true}, at WARN
+   * with the reason), as the README's "Seeing a 400's reason" says.
+   */
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void refusalReason_isLoggedOnlyWhenAsked(CapturedOutput output) {
+    runner.run(
+        ctx -> {
+          MockMvc mvc = MockMvcBuilders.webAppContextSetup(ctx).build();
+          assertThat(write(mvc, "{\"acton\": \"pause\"}").getStatus()).isEqualTo(400);
+          assertThat(output).doesNotContain("unknown field 'acton'");
+        });
+    runner
+        .withPropertyValues("spring.mvc.log-resolved-exception=true")
+        .run(
+            ctx -> {
+              MockMvc mvc = MockMvcBuilders.webAppContextSetup(ctx).build();
+              assertThat(write(mvc, "{\"acton\": \"pause\"}").getStatus()).isEqualTo(400);
+              assertThat(output).containsPattern("WARN .*unknown field 'acton'");
+            });
   }
 }
