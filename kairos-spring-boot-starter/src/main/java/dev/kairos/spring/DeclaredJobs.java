@@ -1,5 +1,7 @@
 package dev.kairos.spring;
 
+import dev.kairos.CalendarPolicy;
+import dev.kairos.CronSyntax;
 import dev.kairos.DstPolicy;
 import dev.kairos.Job;
 import dev.kairos.JobContext;
@@ -18,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodIntrospector;
@@ -32,10 +35,16 @@ import org.springframework.util.StringValueResolver;
  * creating the beans; each handler looks its bean up when it runs, so a bean may depend on the
  * scheduler.
  *
- * @param handlers handler name to job, in discovery order
+ * @param handlers handler name to job
+ * @param origins handler name to where it was declared (for error messages)
  * @param jobs the recurring jobs declared by annotation, to upsert at start
+ * @param scanned bean name to the type the scan judged it by (beans of unknown type left out)
  */
-record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
+record DeclaredJobs(
+    Map<String, Job> handlers,
+    Map<String, String> origins,
+    List<Declared> jobs,
+    Map<String, Class<?>> scanned) {
 
   /** One annotated method's job, and where it was declared (for error messages). */
   record Declared(JobSpec spec, String origin) {}
@@ -50,12 +59,25 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     Map<String, Job> handlers = new LinkedHashMap<>();
     Map<String, String> origins = new LinkedHashMap<>();
     List<Declared> jobs = new ArrayList<>();
+    Map<String, Class<?>> scanned = new LinkedHashMap<>();
     for (String name : beans.getBeanNamesForType(Job.class, true, false)) {
       Class<?> type = beans.getType(name, false);
       KairosHandler named =
           type == null
               ? null
               : AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class);
+      if (named != null && named.value().isBlank()) {
+        throw new IllegalStateException(
+            "@KairosHandler(\""
+                + named.value()
+                + "\") on bean '"
+                + name
+                + "' ("
+                + ClassUtils.getUserClass(type).getName()
+                + "): the handler name is blank; leave the annotation out to use the bean name '"
+                + name
+                + "'");
+      }
       String handler = named != null ? named.value() : name;
       add(
           handlers,
@@ -69,6 +91,7 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       if (type == null) {
         continue;
       }
+      scanned.put(name, type);
       if (!Job.class.isAssignableFrom(type)
           && AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class) != null) {
         throw new IllegalStateException(
@@ -92,7 +115,77 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
         jobs.add(new Declared(spec, origin));
       }
     }
-    return new DeclaredJobs(Map.copyOf(handlers), List.copyOf(jobs));
+    return new DeclaredJobs(
+        Map.copyOf(handlers), Map.copyOf(origins), List.copyOf(jobs), Map.copyOf(scanned));
+  }
+
+  /**
+   * Checks the singletons made after the scan: a bean whose class declares more to Kairos than the
+   * type the scan judged it by (a {@code @Bean Object} method returning a {@link Job}, a {@code
+   * Job} return type hiding the class's {@link KairosHandler}, {@link KairosScheduled} methods
+   * behind {@code Object}) was missed or registered under another name, so the start fails naming
+   * it.
+   *
+   * @throws IllegalStateException naming the bean, its class and the type the scan saw
+   */
+  void checkMade(ConfigurableListableBeanFactory beans) {
+    for (String name : beans.getBeanDefinitionNames()) {
+      Object bean = beans.containsSingleton(name) ? beans.getSingleton(name) : null;
+      // A @Bean method that returned null leaves a NullBean, which equals null.
+      if (bean == null || bean.equals(null) || bean instanceof FactoryBean<?>) {
+        continue;
+      }
+      Class<?> made = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
+      Class<?> seen = scanned.get(name);
+      if (seen != null && ClassUtils.getUserClass(seen) == made) {
+        continue;
+      }
+      String declares = declares(made);
+      String seenDeclares = declares(seen);
+      if (!declares.equals(seenDeclares)) {
+        throw new IllegalStateException(
+            "bean '"
+                + name
+                + "' is a "
+                + made.getName()
+                + " ("
+                + declares
+                + "), but Kairos looked for handlers by its declared type "
+                + (seen == null ? "(unknown)" : seen.getName())
+                + " ("
+                + seenDeclares
+                + "), before the bean was made; declare the @Bean method's return type as "
+                + made.getSimpleName());
+      }
+    }
+  }
+
+  /** What a type declares to Kairos, in words: a Job, its handler name, its scheduled methods. */
+  private static String declares(Class<?> type) {
+    if (type == null) {
+      return "nothing for Kairos";
+    }
+    List<String> parts = new ArrayList<>();
+    if (Job.class.isAssignableFrom(type)) {
+      parts.add("a Job");
+    }
+    KairosHandler named = AnnotatedElementUtils.findMergedAnnotation(type, KairosHandler.class);
+    if (named != null) {
+      parts.add("@KairosHandler(\"" + named.value() + "\")");
+    }
+    List<String> methods =
+        MethodIntrospector.selectMethods(
+                ClassUtils.getUserClass(type),
+                (ReflectionUtils.MethodFilter)
+                    m -> AnnotatedElementUtils.hasAnnotation(m, KairosScheduled.class))
+            .stream()
+            .map(Method::getName)
+            .sorted()
+            .toList();
+    if (!methods.isEmpty()) {
+      parts.add("@KairosScheduled methods " + methods);
+    }
+    return parts.isEmpty() ? "nothing for Kairos" : String.join(", ", parts);
   }
 
   private static void add(
@@ -158,6 +251,10 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
       throw new IllegalStateException(
           origin + ": set exactly one of cron, fixedRate, fixedDelay (found " + set + ")");
     }
+    String kind = !cron.isEmpty() ? "cron" : rate.isEmpty() ? "fixedDelay" : "fixedRate";
+    if (cron.isEmpty()) {
+      refuseCronAttributes(a, r.resolveStringValue(a.zone()), kind, origin);
+    }
     if (!cron.isEmpty()) {
       spec =
           spec.cron(cron, zone(r.resolveStringValue(a.zone()), origin), a.syntax())
@@ -171,7 +268,11 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     String initial = r.resolveStringValue(a.initialDelay());
     if (!initial.isEmpty()) {
       if (!cron.isEmpty()) {
-        throw new IllegalStateException(origin + ": initialDelay '" + initial + "' with a cron");
+        throw new IllegalStateException(
+            origin
+                + ": initialDelay '"
+                + initial
+                + "' applies to fixedRate and fixedDelay only, not to cron");
       }
       spec = spec.initialDelay(duration(initial, "initialDelay", origin));
     }
@@ -201,10 +302,25 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     String calendar = r.resolveStringValue(a.calendar());
     if (!calendar.isEmpty()) {
       spec = spec.excluding(calendar, a.calendarPolicy());
+    } else if (a.calendarPolicy() != CalendarPolicy.SKIP) {
+      throw new IllegalStateException(
+          origin
+              + ": calendarPolicy "
+              + a.calendarPolicy()
+              + " needs a calendar (calendar is not set)");
     }
     if (a.retryAttempts() < 1) {
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
+    }
+    // "1s" is the annotation's default: any other value asks for a retry delay that one attempt
+    // never uses.
+    if (a.retryAttempts() == 1 && !"1s".equals(a.retryDelay())) {
+      throw new IllegalStateException(
+          origin
+              + ": retryDelay '"
+              + r.resolveStringValue(a.retryDelay())
+              + "' needs retryAttempts above 1 (retryAttempts is 1)");
     }
     if (a.retryAttempts() > 1) {
       spec =
@@ -250,6 +366,28 @@ record DeclaredJobs(Map<String, Job> handlers, List<Declared> jobs) {
     return threshold.isEmpty()
         ? policy
         : policy.threshold(duration(threshold, "misfireThreshold", origin));
+  }
+
+  /**
+   * Refuses the cron-only attributes on a fixed-rate or fixed-delay job: a zone given, or a syntax
+   * or daylight-saving rule other than the default.
+   */
+  private static void refuseCronAttributes(
+      KairosScheduled a, String zone, String kind, String origin) {
+    String given = null;
+    if (!zone.isEmpty()) {
+      given = "zone '" + zone + "'";
+    } else if (a.syntax() != CronSyntax.SPRING) {
+      given = "syntax " + a.syntax();
+    } else if (a.dstGap() != DstPolicy.Gap.SHIFT) {
+      given = "dstGap " + a.dstGap();
+    } else if (a.dstOverlap() != DstPolicy.Overlap.FIRST) {
+      given = "dstOverlap " + a.dstOverlap();
+    }
+    if (given != null) {
+      throw new IllegalStateException(
+          origin + ": " + given + " applies to cron only, not to " + kind);
+    }
   }
 
   private static ZoneId zone(String zone, String origin) {

@@ -35,5 +35,18 @@ public class KairosActuatorAutoConfiguration {
     KairosEndpoint kairosEndpoint(Scheduler scheduler) {
       return new KairosEndpoint(scheduler);
     }
+
+    /**
+     * Refuses unknown fields in a write to the endpoint (HTTP 400 naming them).
+     *
+     * @return the check, applied by Actuator to the endpoint's operations
+     */
+    @Bean
+    @ConditionalOnClass(
+        name = "org.springframework.boot.actuate.endpoint.invoke.OperationInvokerAdvisor")
+    @ConditionalOnAvailableEndpoint(endpoint = KairosEndpoint.class)
+    KairosEndpointRequestCheck kairosEndpointRequestCheck() {
+      return new KairosEndpointRequestCheck();
+    }
   }
 }

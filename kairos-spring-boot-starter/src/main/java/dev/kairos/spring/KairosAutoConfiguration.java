@@ -7,14 +7,17 @@ import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.jdbc.JdbcStore;
 import dev.kairos.spi.StoreSource;
+import java.util.List;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.core.env.Environment;
@@ -39,14 +42,21 @@ public class KairosAutoConfiguration {
    * The store chosen by {@code kairos.store.type}; the scheduler opens and closes it. A store bean
    * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it.
    *
+   * <p>A {@code kairos.store.*} property set that the chosen store has no use for fails the start,
+   * naming it: with {@code memory} all but {@code keep-completed} and {@code history-per-job}; on
+   * the application's DataSource {@code pool-size}, and {@code h2-directory} when {@code auto}
+   * chose the DataSource. An explicit {@code datasource} or {@code memory} leaves {@code
+   * h2-directory} be, so a shared configuration may keep it for the profiles that use H2.
+   *
    * @param properties the {@code kairos.*} properties
    * @param dataSource the application's data source, used if there is exactly one
+   * @param environment tells which properties are set, not just defaulted
    * @return the store
    */
   @Bean(destroyMethod = "")
   @ConditionalOnMissingBean
   public StoreSource kairosJobStore(
-      KairosProperties properties, ObjectProvider<DataSource> dataSource) {
+      KairosProperties properties, ObjectProvider<DataSource> dataSource, Environment environment) {
     KairosProperties.Store p = properties.getStore();
     DataSource ds = dataSource.getIfUnique();
     switch (storeType(properties, ds)) {
@@ -56,12 +66,45 @@ public class KairosAutoConfiguration {
               "kairos.cluster.enabled=true needs a store several instances share; "
                   + "kairos.store.type=memory is one process's memory");
         }
+        refuseUnused(
+            environment,
+            List.of(
+                "kairos.store.pool-size",
+                "kairos.store.table-prefix",
+                "kairos.store.create-schema",
+                "kairos.store.history-max-age",
+                "kairos.store.start-mark-delay"),
+            "kairos.store.type=memory keeps the jobs in this process's memory, without a database;"
+                + " remove it, or choose kairos.store.type=h2 or datasource");
         log.info("Kairos store: in memory (jobs do not survive a restart)");
-        return new InMemoryStore();
+        InMemoryStore[] memory = new InMemoryStore[1];
+        set(
+            "kairos.store.history-per-job",
+            p.getHistoryPerJob(),
+            n -> memory[0] = new InMemoryStore(n, p.isKeepCompleted()));
+        return memory[0];
       case DATASOURCE:
         if (ds == null) {
           throw new IllegalStateException(
               "kairos.store.type=datasource but the application has no unique DataSource bean");
+        }
+        String chose = "kairos.store.type=" + p.getType().name().toLowerCase(java.util.Locale.ROOT);
+        String instead = "; remove it, or set kairos.store.type=h2 for the embedded database";
+        refuseUnused(
+            environment,
+            List.of("kairos.store.pool-size"),
+            chose
+                + " stores the jobs in the application's DataSource, whose connections its own"
+                + " pool gives (spring.datasource.*)"
+                + instead);
+        if (p.getType() == KairosProperties.StoreType.AUTO) {
+          refuseUnused(
+              environment,
+              List.of("kairos.store.h2-directory"),
+              chose
+                  + " stores the jobs in the application's DataSource, not in an embedded H2"
+                  + " database"
+                  + instead);
         }
         if (!SPRING_JDBC) {
           log.info(
@@ -81,6 +124,36 @@ public class KairosAutoConfiguration {
         return h2.build();
     }
   }
+
+  /**
+   * Fails the start on the first of {@code names} that is set (whatever its value, a default
+   * included), naming it, its value and {@code why} it does not apply.
+   */
+  private static void refuseUnused(Environment environment, List<String> names, String why) {
+    Binder binder = Binder.get(environment);
+    for (String name : names) {
+      binder
+          .bind(name, String.class)
+          .ifBound(
+              value -> {
+                throw new IllegalStateException(name + "=" + value + " does not apply: " + why);
+              });
+    }
+  }
+
+  /** Every {@code kairos.store.*} property, and the one store setting outside it. */
+  private static final List<String> STORE_PROPERTIES =
+      List.of(
+          "kairos.store.type",
+          "kairos.store.h2-directory",
+          "kairos.store.pool-size",
+          "kairos.store.table-prefix",
+          "kairos.store.create-schema",
+          "kairos.store.keep-completed",
+          "kairos.store.history-per-job",
+          "kairos.store.history-max-age",
+          "kairos.store.start-mark-delay",
+          "kairos.cluster.enabled");
 
   /** Whether spring-jdbc (and with it spring-tx) is on the classpath. */
   private static final boolean SPRING_JDBC =
@@ -144,7 +217,7 @@ public class KairosAutoConfiguration {
   public DeclaredJobsHolder kairosDeclaredJobs(
       ConfigurableListableBeanFactory beans, Environment environment) {
     return new DeclaredJobsHolder(
-        DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders));
+        DeclaredJobs.scan(beans, environment::resolveRequiredPlaceholders), beans);
   }
 
   /**
@@ -156,6 +229,8 @@ public class KairosAutoConfiguration {
    * @param listeners the listener beans, all registered
    * @param customizers the customizer beans, applied last
    * @param dataSource the application's data source, used if there is exactly one
+   * @param beans tells whether the store is the starter's or a bean of the application's
+   * @param environment tells which store properties are set, refused with the application's store
    * @return the scheduler, not yet started
    */
   @Bean
@@ -166,7 +241,18 @@ public class KairosAutoConfiguration {
       DeclaredJobsHolder declared,
       ObjectProvider<SchedulerListener> listeners,
       ObjectProvider<KairosCustomizer> customizers,
-      ObjectProvider<DataSource> dataSource) {
+      ObjectProvider<DataSource> dataSource,
+      ConfigurableListableBeanFactory beans,
+      Environment environment) {
+    List<String> stores = List.of(beans.getBeanNamesForType(StoreSource.class, true, false));
+    if (!stores.contains("kairosJobStore")) {
+      refuseUnused(
+          environment,
+          STORE_PROPERTIES,
+          "the application's store bean '"
+              + String.join("', '", stores)
+              + "' replaces the starter's store; configure that store itself");
+    }
     Kairos.Builder b = Kairos.builder().store(store);
     DataSource ds = dataSource.getIfUnique();
     if (SPRING_JDBC && storeType(properties, ds) == KairosProperties.StoreType.DATASOURCE) {
@@ -185,7 +271,17 @@ public class KairosAutoConfiguration {
     if (properties.getInstanceId() != null) {
       set("kairos.instance-id", properties.getInstanceId(), b::instanceId);
     }
-    declared.jobs().handlers().forEach(b::handler);
+    DeclaredJobs jobs = declared.jobs();
+    jobs.handlers()
+        .forEach(
+            (name, job) -> {
+              try {
+                b.handler(name, job);
+              } catch (IllegalArgumentException ex) {
+                throw new IllegalStateException(
+                    jobs.origins().get(name) + ": " + ex.getMessage(), ex);
+              }
+            });
     properties
         .getLimits()
         .forEach(
@@ -196,7 +292,32 @@ public class KairosAutoConfiguration {
                     v -> b.concurrencyLimit(concurrencyLimit(name, limit))));
     listeners.orderedStream().forEach(b::listener);
     customizers.orderedStream().forEach(c -> c.customize(b));
-    return b.build();
+    try {
+      return b.build();
+    } catch (IllegalArgumentException ex) {
+      throw limitProperties(properties, ex);
+    }
+  }
+
+  /**
+   * The builder's refusal of concurrency limits (checked at build, once customizers may have added
+   * handlers), prefixed with the {@code kairos.limits.<name>} properties it is about; any other
+   * refusal as it is.
+   */
+  private static RuntimeException limitProperties(
+      KairosProperties properties, IllegalArgumentException ex) {
+    String message = String.valueOf(ex.getMessage());
+    if (!message.contains("concurrency limit")) {
+      return ex;
+    }
+    List<String> named =
+        properties.getLimits().keySet().stream()
+            .filter(name -> message.contains("'" + name + "'"))
+            .map(name -> "kairos.limits." + name)
+            .toList();
+    return named.isEmpty()
+        ? ex
+        : new IllegalStateException(String.join(", ", named) + ": " + message, ex);
   }
 
   /**
@@ -214,12 +335,27 @@ public class KairosAutoConfiguration {
     return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs());
   }
 
-  /** Holds the scan result as a bean (the record itself is package-private). */
-  public static final class DeclaredJobsHolder {
+  /**
+   * Holds the scan result as a bean (the record itself is package-private); once every singleton is
+   * made, fails the start on a bean whose class declares more than the type the scan judged it by.
+   */
+  public static final class DeclaredJobsHolder implements SmartInitializingSingleton {
     private final DeclaredJobs jobs;
+    private final ConfigurableListableBeanFactory beans;
 
-    DeclaredJobsHolder(DeclaredJobs jobs) {
+    DeclaredJobsHolder(DeclaredJobs jobs, ConfigurableListableBeanFactory beans) {
       this.jobs = jobs;
+      this.beans = beans;
+    }
+
+    /**
+     * Fails the start naming a bean made after the scan whose declared type hid a handler.
+     *
+     * @throws IllegalStateException naming the bean, its class and its declared type
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+      jobs.checkMade(beans);
     }
 
     DeclaredJobs jobs() {

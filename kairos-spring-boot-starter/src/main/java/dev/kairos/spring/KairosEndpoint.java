@@ -14,6 +14,7 @@ import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 /**
  * The Actuator endpoint {@code kairos}: {@code GET /actuator/kairos} lists the stored jobs; {@code
  * POST /actuator/kairos/{key}} with {@code {"action": "pause" | "resume" | "trigger"}} acts on one.
+ * A write naming another field is refused with HTTP 400 ({@link KairosEndpointRequestCheck}).
  */
 @Endpoint(id = "kairos")
 public class KairosEndpoint {

@@ -18,7 +18,9 @@ import java.lang.annotation.Target;
  * <p>The method takes no parameter or one {@link dev.kairos.JobContext}; it may throw. At start the
  * job is upserted (its stored state is kept if the declaration is unchanged). Exactly one of {@link
  * #cron}, {@link #fixedRate} and {@link #fixedDelay} must be set. String attributes accept {@code
- * ${...}} placeholders; durations are {@code 10s}, {@code 5m}, {@code PT1H} or milliseconds.
+ * ${...}} placeholders; durations are {@code 10s}, {@code 5m}, {@code PT1H} or milliseconds. An
+ * attribute that does not apply to the chosen kind (a {@link #zone} with {@link #fixedRate}, an
+ * {@link #initialDelay} with {@link #cron}) fails the start, as any bad value does.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
@@ -39,14 +41,14 @@ public @interface KairosScheduled {
   String cron() default "";
 
   /**
-   * The cron zone, e.g. {@code Europe/Berlin} (default: {@code kairos.default-zone}).
+   * Cron only: the zone, e.g. {@code Europe/Berlin} (default: {@code kairos.default-zone}).
    *
    * @return the zone ID, or empty for the default
    */
   String zone() default "";
 
   /**
-   * The cron syntax; Spring's by default, so {@code @Scheduled} expressions carry over.
+   * Cron only: the syntax; Spring's by default, so {@code @Scheduled} expressions carry over.
    *
    * @return the cron syntax
    */
@@ -67,7 +69,7 @@ public @interface KairosScheduled {
   String fixedDelay() default "";
 
   /**
-   * Delay of the first fire of a fixed-rate or fixed-delay job.
+   * Fixed rate and fixed delay only: delay of the first fire.
    *
    * @return the initial delay as a duration, or empty for none
    */
@@ -135,7 +137,8 @@ public @interface KairosScheduled {
   String calendar() default "";
 
   /**
-   * What a fire the calendar excludes does; ignored without {@link #calendar()}.
+   * What a fire the calendar excludes does; a value other than SKIP fails the start without {@link
+   * #calendar()}.
    *
    * @return the calendar policy
    */
@@ -163,7 +166,8 @@ public @interface KairosScheduled {
   int retryAttempts() default 1;
 
   /**
-   * Delay before the first retry.
+   * Delay before the first retry; another value than the default needs {@link #retryAttempts()}
+   * above 1.
    *
    * @return the first retry delay as a duration
    */

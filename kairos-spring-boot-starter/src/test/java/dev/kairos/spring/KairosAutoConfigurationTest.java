@@ -126,6 +126,121 @@ class KairosAutoConfigurationTest {
             });
   }
 
+  /**
+   * A {@code kairos.store.*} setting the in-memory store has no use for fails the start naming the
+   * property, its value and the store; the two it does use reach it.
+   */
+  @Test
+  void memoryStore_refusesTheSettingsItDoesNotUse() {
+    for (String bad :
+        new String[] {
+          "kairos.store.pool-size=4",
+          "kairos.store.table-prefix=app_",
+          "kairos.store.create-schema=false",
+          "kairos.store.history-max-age=7d",
+          "kairos.store.start-mark-delay=5s"
+        }) {
+      runner
+          .withPropertyValues("kairos.store.type=memory", bad)
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(bad)
+                      .getFailure()
+                      .rootCause()
+                      .isInstanceOf(IllegalStateException.class)
+                      .hasMessage(
+                          bad
+                              + " does not apply: kairos.store.type=memory keeps the jobs in this"
+                              + " process's memory, without a database; remove it, or choose"
+                              + " kairos.store.type=h2 or datasource"));
+    }
+    runner
+        .withPropertyValues(
+            "kairos.store.type=memory",
+            "kairos.store.keep-completed=false",
+            "kairos.store.history-per-job=5")
+        .withUserConfiguration(ClockConfig.class)
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx -> {
+              Scheduler s = ctx.getBean(Scheduler.class);
+              s.schedule(JobSpec.named("once").handler("nightlyExport").at(T0));
+              await().atMost(Duration.ofSeconds(10)).until(() -> s.job("once").isEmpty());
+            });
+  }
+
+  /**
+   * On the application's DataSource the embedded pool's size does nothing, and a directory for an
+   * H2 database that {@code auto} did not choose is refused; an explicit {@code datasource} choice
+   * leaves a directory of a shared configuration be.
+   */
+  @Test
+  void dataSourceStore_refusesThePoolSize_andADirectoryAutoIgnored() {
+    JdbcDataSource ds = new JdbcDataSource();
+    ds.setURL("jdbc:h2:mem:pooled;DB_CLOSE_DELAY=-1");
+    ApplicationContextRunner withDs =
+        runner.withBean("dataSource", DataSource.class, () -> ds, d -> d.setDestroyMethodName(""));
+    for (String type : new String[] {"auto", "datasource"}) {
+      withDs
+          .withPropertyValues("kairos.store.type=" + type, "kairos.store.pool-size=4")
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(type)
+                      .getFailure()
+                      .rootCause()
+                      .hasMessage(
+                          "kairos.store.pool-size=4 does not apply: kairos.store.type="
+                              + type
+                              + " stores the jobs in the application's DataSource, whose"
+                              + " connections its own pool gives (spring.datasource.*); remove it,"
+                              + " or set kairos.store.type=h2 for the embedded database"));
+    }
+    withDs
+        .withPropertyValues("kairos.store.h2-directory=" + dir)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .rootCause()
+                    .hasMessage(
+                        "kairos.store.h2-directory="
+                            + dir
+                            + " does not apply: kairos.store.type=auto stores the jobs in the"
+                            + " application's DataSource, not in an embedded H2 database; remove"
+                            + " it, or set kairos.store.type=h2 for the embedded database"));
+    withDs
+        .withPropertyValues("kairos.store.type=datasource", "kairos.store.h2-directory=" + dir)
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+  }
+
+  /**
+   * With a store bean of the application's, every {@code kairos.store.*} setting and {@code
+   * kairos.cluster.enabled} (the store's own) would do nothing: each fails naming the bean.
+   */
+  @Test
+  void applicationsStoreBean_refusesTheStoreProperties() {
+    for (String bad :
+        new String[] {
+          "kairos.store.type=h2", "kairos.store.table-prefix=x_", "kairos.cluster.enabled=true"
+        }) {
+      runner
+          .withBean("myStore", InMemoryStore.class, InMemoryStore::new)
+          .withPropertyValues(bad)
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(bad)
+                      .getFailure()
+                      .rootCause()
+                      .hasMessage(
+                          bad
+                              + " does not apply: the application's store bean 'myStore'"
+                              + " replaces the starter's store; configure that store itself"));
+    }
+  }
+
   @Test
   void applicationDataSource_isUsed_andNeverClosed() throws Exception {
     JdbcDataSource ds = new JdbcDataSource();
@@ -349,6 +464,37 @@ class KairosAutoConfigurationTest {
         .withPropertyValues("kairos.store.type=memory", "kairos.limits.nosuch.max-concurrent=2")
         .withBean("nightlyExport", ExportJob.class)
         .run(ctx -> assertThat(ctx).getFailure().hasStackTraceContaining("nosuch"));
+  }
+
+  /**
+   * A limit on a handler that is not registered fails naming the {@code kairos.limits.<name>}
+   * property it came from, alone or as one of a group's handlers.
+   */
+  @Test
+  void limitOnAnUnregisteredHandler_failsNamingTheProperty() {
+    runner
+        .withPropertyValues("kairos.store.type=memory", "kairos.limits.nosuch.max-concurrent=2")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "kairos.limits.nosuch: concurrency limit 'nosuch' names handler 'nosuch',"
+                            + " not registered"));
+    runner
+        .withPropertyValues(
+            "kairos.store.type=memory",
+            "kairos.limits.heavy.max-concurrent=2",
+            "kairos.limits.heavy.handlers=nightlyExport,ghost")
+        .withBean("nightlyExport", ExportJob.class)
+        .run(
+            ctx ->
+                assertThat(ctx)
+                    .getFailure()
+                    .hasStackTraceContaining(
+                        "kairos.limits.heavy: concurrency limit 'heavy' names handler 'ghost',"
+                            + " not registered"));
   }
 
   @Test

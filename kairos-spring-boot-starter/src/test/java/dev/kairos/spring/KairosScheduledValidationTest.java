@@ -4,9 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.kairos.Job;
 import dev.kairos.JobContext;
+import dev.kairos.Scheduler;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 /** A bad declaration fails the application start with the bean, method and value. */
 class KairosScheduledValidationTest {
@@ -131,6 +137,114 @@ class KairosScheduledValidationTest {
   static class ReportJob implements Job {
     @Override
     public void run(JobContext context) {}
+  }
+
+  @KairosHandler("custom-name")
+  static class NamedJob implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  static class Reports {
+    @KairosScheduled(key = "nightly", cron = "0 0 2 * * *")
+    void nightly() {}
+  }
+
+  /** Declared Object, made after the scan (it needs the scheduler): the scan saw Object. */
+  @Configuration
+  static class ObjectTypedJob {
+    @Bean
+    Object objectTypedJob(Scheduler scheduler) {
+      return new NamedJob();
+    }
+  }
+
+  /** Declared Job, made after the scan: the scan saw Job, not the class's @KairosHandler. */
+  @Configuration
+  static class JobTypedNamedJob {
+    @Bean
+    Job jobTypedNamedJob(Scheduler scheduler) {
+      return new NamedJob();
+    }
+  }
+
+  /** Declared Object, made after the scan: the scan saw no @KairosScheduled method. */
+  @Configuration
+  static class ObjectTypedReports {
+    @Bean
+    Object objectTypedReports(Scheduler scheduler) {
+      return new Reports();
+    }
+  }
+
+  /** Declared Job, made after the scan, of a class that declares nothing more: fine. */
+  @Configuration
+  static class JobTypedPlainJob {
+    @Bean
+    Job jobTypedPlainJob(Scheduler scheduler) {
+      return new ReportJob();
+    }
+  }
+
+  /** Declared Object but made before the scan, which then sees the objects themselves. */
+  @Configuration
+  static class EarlyObjectTypedBeans {
+    @Bean
+    Object earlyJob() {
+      return new NamedJob();
+    }
+
+    @Bean
+    Object earlyReports() {
+      return new Reports();
+    }
+  }
+
+  @KairosHandler("")
+  static class EmptyHandlerName implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  @KairosHandler("  ")
+  static class BlankHandlerName implements Job {
+    @Override
+    public void run(JobContext context) {}
+  }
+
+  static class ZoneWithFixedRate {
+    @KairosScheduled(fixedRate = "1m", zone = "Europe/Berlin")
+    void run() {}
+  }
+
+  static class SyntaxWithFixedDelay {
+    @KairosScheduled(fixedDelay = "1m", syntax = dev.kairos.CronSyntax.QUARTZ)
+    void run() {}
+  }
+
+  static class DstGapWithFixedRate {
+    @KairosScheduled(fixedRate = "1m", dstGap = dev.kairos.DstPolicy.Gap.SKIP)
+    void run() {}
+  }
+
+  static class DstOverlapWithFixedDelay {
+    @KairosScheduled(fixedDelay = "1m", dstOverlap = dev.kairos.DstPolicy.Overlap.BOTH)
+    void run() {}
+  }
+
+  static class InitialDelayWithCron {
+    @KairosScheduled(cron = "0 0 2 * * *", initialDelay = "10s")
+    void run() {}
+  }
+
+  static class CalendarPolicyWithoutCalendar {
+    @KairosScheduled(fixedRate = "1m", calendarPolicy = dev.kairos.CalendarPolicy.NEXT_ALLOWED)
+    void run() {}
+  }
+
+  static class RetryDelayWithoutRetries {
+    @KairosScheduled(fixedRate = "1m", retryDelay = "5s")
+    void run() {}
   }
 
   @Test
@@ -333,5 +447,134 @@ class KairosScheduledValidationTest {
                 assertThat(ctx)
                     .getFailure()
                     .hasMessageContaining("concurrentRuns 3 is set, but overlap is FORBID"));
+  }
+
+  /**
+   * An attribute that does not apply to the job's schedule kind (or lacks the attribute it goes
+   * with) is refused naming bean, method, attribute and value, not silently dropped.
+   */
+  @Test
+  void attributeThatDoesNotApply_isRefusedNamingBeanMethodAttributeAndValue() {
+    String at = "@KairosScheduled on bean 'jobs' method 'run': ";
+    java.util.Map<Class<?>, String> cases = new java.util.LinkedHashMap<>();
+    cases.put(
+        ZoneWithFixedRate.class,
+        at + "zone 'Europe/Berlin' applies to cron only, not to fixedRate");
+    cases.put(
+        SyntaxWithFixedDelay.class, at + "syntax QUARTZ applies to cron only, not to fixedDelay");
+    cases.put(DstGapWithFixedRate.class, at + "dstGap SKIP applies to cron only, not to fixedRate");
+    cases.put(
+        DstOverlapWithFixedDelay.class,
+        at + "dstOverlap BOTH applies to cron only, not to fixedDelay");
+    cases.put(
+        InitialDelayWithCron.class,
+        at + "initialDelay '10s' applies to fixedRate and fixedDelay only, not to cron");
+    cases.put(
+        CalendarPolicyWithoutCalendar.class,
+        at + "calendarPolicy NEXT_ALLOWED needs a calendar (calendar is not set)");
+    cases.put(
+        RetryDelayWithoutRetries.class,
+        at + "retryDelay '5s' needs retryAttempts above 1 (retryAttempts is 1)");
+    cases.forEach(
+        (type, message) ->
+            runner
+                .withBean("jobs", type)
+                .run(
+                    ctx ->
+                        assertThat(ctx)
+                            .as(type.getSimpleName())
+                            .getFailure()
+                            .rootCause()
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage(message)));
+  }
+
+  /** An empty or blank {@code @KairosHandler} name is refused naming the bean and its class. */
+  @Test
+  void blankKairosHandlerName_isRefusedNamingTheBean() {
+    for (Class<?> type : List.of(EmptyHandlerName.class, BlankHandlerName.class)) {
+      String value = type == EmptyHandlerName.class ? "" : "  ";
+      runner
+          .withBean("exporter", type)
+          .run(
+              ctx ->
+                  assertThat(ctx)
+                      .as(type.getSimpleName())
+                      .getFailure()
+                      .rootCause()
+                      .isInstanceOf(IllegalStateException.class)
+                      .hasMessage(
+                          "@KairosHandler(\""
+                              + value
+                              + "\") on bean 'exporter' ("
+                              + type.getName()
+                              + "): the handler name is blank; leave the annotation out to use"
+                              + " the bean name 'exporter'"));
+    }
+  }
+
+  /**
+   * A bean whose declared type ({@code @Bean Object}, or {@code Job} for a class with {@code
+   * KairosHandler}) hides what it declares, and that is made after the handler scan, fails the
+   * start naming the bean, the declared type and the class, instead of being missed or registered
+   * under its bean name; one the scan saw made is registered as it declares; a plain Job declared
+   * as {@code Job} is fine.
+   */
+  @Test
+  void beanWhoseDeclaredTypeHidesWhatItDeclares_isFoundOrRefused_neverMissed() {
+    String after = ", before the bean was made; declare the @Bean method's return type as ";
+    Map<Class<?>, String> cases = new LinkedHashMap<>();
+    cases.put(
+        ObjectTypedJob.class,
+        "bean 'objectTypedJob' is a "
+            + NamedJob.class.getName()
+            + " (a Job, @KairosHandler(\"custom-name\")), but Kairos looked for handlers by its"
+            + " declared type java.lang.Object (nothing for Kairos)"
+            + after
+            + "NamedJob");
+    cases.put(
+        JobTypedNamedJob.class,
+        "bean 'jobTypedNamedJob' is a "
+            + NamedJob.class.getName()
+            + " (a Job, @KairosHandler(\"custom-name\")), but Kairos looked for handlers by its"
+            + " declared type dev.kairos.Job (a Job)"
+            + after
+            + "NamedJob");
+    cases.put(
+        ObjectTypedReports.class,
+        "bean 'objectTypedReports' is a "
+            + Reports.class.getName()
+            + " (@KairosScheduled methods [nightly]), but Kairos looked for handlers by its"
+            + " declared type java.lang.Object (nothing for Kairos)"
+            + after
+            + "Reports");
+    cases.forEach(
+        (config, message) ->
+            runner
+                .withUserConfiguration(config)
+                .run(
+                    ctx ->
+                        assertThat(ctx)
+                            .as(config.getSimpleName())
+                            .getFailure()
+                            .isInstanceOf(IllegalStateException.class)
+                            .hasMessage(message)));
+    runner
+        .withUserConfiguration(JobTypedPlainJob.class)
+        .run(
+            ctx ->
+                assertThat(
+                        ctx.getBean(KairosAutoConfiguration.DeclaredJobsHolder.class)
+                            .handlerNames())
+                    .containsExactly("jobTypedPlainJob"));
+    runner
+        .withUserConfiguration(EarlyObjectTypedBeans.class)
+        .run(
+            ctx -> {
+              assertThat(
+                      ctx.getBean(KairosAutoConfiguration.DeclaredJobsHolder.class).handlerNames())
+                  .containsExactlyInAnyOrder("custom-name", "nightly");
+              assertThat(ctx.getBean(Scheduler.class).job("nightly")).isPresent();
+            });
   }
 }
