@@ -7,6 +7,6 @@ package dev.kairos;
  * its definition, {@link Scheduler#unschedule} deletes it.
  *
  * @param key the job's key
- * @param reason why the row is refused, naming the column or rule
+ * @param reason why the row is refused, naming the column or rule (the key is not repeated in it)
  */
 public record UnreadableJob(String key, String reason) {}

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.kairos.JobInfo;
 import dev.kairos.JobState;
+import dev.kairos.Scheduler;
 import dev.kairos.UnreadableJob;
 import dev.kairos.dashboard.JobJson;
 import dev.kairos.jdbc.JdbcStore;
@@ -12,6 +13,7 @@ import dev.kairos.spi.JobRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,11 +23,12 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParentCommand;
 
 /**
- * doctor: checks a store and lists what needs a person. Exit 1 if anything is found: unreadable
- * rows (with the reason), expired leases (fires whose instance died mid-run, not yet recovered),
- * instances without a heartbeat for {@code --stale}, jobs overdue by more than {@code --overdue},
- * in cluster mode the absence of any live instance, and, given {@code --handlers}, jobs whose
- * handler is not in that list.
+ * doctor: checks a store and lists what needs a person. Exit 1 if anything is found: jobs the
+ * scheduler refuses to fire (unreadable rows and what only the engine refuses, with the reason),
+ * expired leases (fires whose instance died mid-run, not yet recovered), instances without a
+ * heartbeat for {@code --stale}, jobs overdue by more than {@code --overdue}, in cluster mode the
+ * absence of any live instance, and, given {@code --handlers}, jobs whose handler is not in that
+ * list.
  */
 @Command(name = "doctor", description = "Check the store: schema, unreadable rows, leases, ...")
 final class Doctor implements Callable<Integer> {
@@ -71,9 +74,15 @@ final class Doctor implements Callable<Integer> {
     try (Session s = root.session()) {
       ClusterStore store = s.store();
       findings.add(new Finding("schema", true, "version " + JdbcStore.schemaVersion()));
-      List<JobInfo> jobs = s.scheduler(Set.of()).jobs();
+      Scheduler scheduler = s.scheduler(Set.of());
+      List<JobInfo> jobs = scheduler.jobs();
       findings.add(new Finding("jobs", true, jobs.size() + " readable"));
-      for (UnreadableJob u : store.unreadable()) {
+      // The scheduler's judgement, not only the store's: also what the engine alone refuses to
+      // fire (a cron expression that does not parse, an attempt beyond the retry policy, a
+      // missing calendar, a job behind by more than catchUp() replays).
+      Set<String> refused = new HashSet<>();
+      for (UnreadableJob u : scheduler.unreadable()) {
+        refused.add(u.key());
         findings.add(new Finding("unreadable row", false, "job '" + u.key() + "': " + u.reason()));
       }
       for (JobRecord r : store.expiredClaims(1000)) {
@@ -85,7 +94,7 @@ final class Doctor implements Callable<Integer> {
       }
       Instant now = store.storeNow();
       checkInstances(store.instances(), now, findings);
-      checkOverdue(store.findAll(), now, findings);
+      checkOverdue(store.findAll(), refused, now, findings);
       checkHandlers(jobs, findings);
     }
     return print(findings);
@@ -116,11 +125,15 @@ final class Doctor implements Callable<Integer> {
     }
   }
 
-  /** Jobs due for longer than {@code --overdue} that no run has taken. */
-  private void checkOverdue(List<JobRecord> records, Instant now, List<Finding> out) {
+  /**
+   * Jobs due for longer than {@code --overdue} that no run has taken, but for those already
+   * reported as refused: no instance runs them whatever its handlers.
+   */
+  private void checkOverdue(
+      List<JobRecord> records, Set<String> refused, Instant now, List<Finding> out) {
     for (JobRecord r : records) {
       boolean waiting = r.state() != JobState.RUNNING && r.state() != JobState.PAUSED;
-      if (!waiting || r.dueTime() == null) {
+      if (!waiting || r.dueTime() == null || refused.contains(r.key())) {
         continue;
       }
       Duration late = Duration.between(r.dueTime(), now);

@@ -683,6 +683,21 @@ public final class JobRules {
   }
 
   /**
+   * A refusal's message without the {@code job 'key': } these rules put first, as {@link
+   * dev.kairos.UnreadableJob#reason()} gives it beside the key; another message as it is.
+   *
+   * @param message a refusal's message, or null
+   * @param key the job's key
+   * @return the message without the key's prefix
+   */
+  public static String withoutKey(String message, String key) {
+    String prefix = "job '" + printable(key) + "': ";
+    return message != null && message.startsWith(prefix)
+        ? message.substring(prefix.length())
+        : message;
+  }
+
+  /**
    * The text with control characters and unpaired surrogates escaped as backslash-u codes, as the
    * messages show keys; null stays null.
    *

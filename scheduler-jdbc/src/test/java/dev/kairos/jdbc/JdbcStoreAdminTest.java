@@ -51,6 +51,6 @@ class JdbcStoreAdminTest {
 
   @Test
   void schemaVersion_isTheLatestMigration() {
-    assertThat(JdbcStore.schemaVersion()).isEqualTo(13);
+    assertThat(JdbcStore.schemaVersion()).isEqualTo(14);
   }
 }

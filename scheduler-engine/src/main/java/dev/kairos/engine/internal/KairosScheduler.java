@@ -1371,8 +1371,10 @@ public final class KairosScheduler implements Scheduler {
   @Override
   public List<UnreadableJob> unreadable() {
     Map<String, String> all = new TreeMap<>();
+    // Reasons without the "job 'key': " of JobRules's messages, whichever store or rule gave them:
+    // the key stands beside them.
     for (UnreadableJob u : config.store().unreadable()) {
-      all.put(u.key(), u.reason());
+      all.put(u.key(), JobRules.withoutKey(u.reason(), u.key()));
     }
     // Every readable job again, by the engine's own rules (cron, calendars, the catch-up age),
     // so a job is listed whether or not a load has met it yet (a scheduler not started, a job
@@ -1385,7 +1387,7 @@ public final class KairosScheduler implements Scheduler {
     for (JobRecord r : jobs) {
       String problem = problem(r, now);
       if (problem != null) {
-        all.putIfAbsent(r.key(), problem);
+        all.putIfAbsent(r.key(), JobRules.withoutKey(problem, r.key()));
       }
     }
     refused.keySet().retainAll(all.keySet()); // fixed or deleted by hand since

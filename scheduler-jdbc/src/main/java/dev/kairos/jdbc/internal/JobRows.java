@@ -68,16 +68,8 @@ public final class JobRows {
       JobRules.checkRecord(r);
       return new Row(key, due, version, owner, r, null);
     } catch (IllegalArgumentException | DateTimeException | ArithmeticException e) {
-      return new Row(key, due, version, owner, null, withoutKey(e.getMessage(), key));
+      return new Row(key, due, version, owner, null, JobRules.withoutKey(e.getMessage(), key));
     }
-  }
-
-  /** The problem without the "job 'key': " that {@link JobRules} puts first. */
-  private static String withoutKey(String message, String key) {
-    String prefix = "job '" + JobRules.printable(key) + "': ";
-    return message != null && message.startsWith(prefix)
-        ? message.substring(prefix.length())
-        : message;
   }
 
   /**
