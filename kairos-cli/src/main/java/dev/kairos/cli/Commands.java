@@ -12,6 +12,7 @@ import dev.kairos.Scheduler;
 import dev.kairos.dashboard.JobJson;
 import dev.kairos.dashboard.Schedules;
 import dev.kairos.engine.CronPreview;
+import dev.kairos.spi.JobRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
@@ -298,10 +299,7 @@ final class Commands {
           fires = CronPreview.nextFireTimes(spec, from == null ? Instant.now() : from, n);
         } catch (IllegalArgumentException e) {
           // The spec is the preview's own: its key would only puzzle the user.
-          String prefix = "job '" + spec.key() + "': ";
-          String m = String.valueOf(e.getMessage());
-          throw new IllegalArgumentException(
-              m.startsWith(prefix) ? m.substring(prefix.length()) : m, e);
+          throw new IllegalArgumentException(JobRules.withoutKey(e.getMessage(), spec.key()), e);
         }
       } else {
         if (zone != null || syntax != null || from != null) {

@@ -446,8 +446,8 @@ abstract class CliContract {
         List.of(kairos("doctor", "--overdue", longerThanBehind), kairos("doctor"))) {
       assertThat(doctor.code()).as("stderr: %s", doctor.err()).isEqualTo(KairosCli.FAILED);
       assertThat(doctor.out())
-          .contains("jobs            3 readable")
-          .contains("PROBLEM  unreadable row  job 'nightly-report': next fire time ")
+          .contains("jobs         3 readable")
+          .contains("PROBLEM  refused job  job 'nightly-report': next fire time ")
           .contains("under catchUp(): refusing to replay")
           .doesNotContain("overdue");
     }

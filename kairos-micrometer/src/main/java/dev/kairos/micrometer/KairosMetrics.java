@@ -233,7 +233,8 @@ public final class KairosMetrics implements SchedulerListener {
         .description("Runs started")
         .register(registry)
         .increment();
-    if (context.attempt() == 1) {
+    // A backfill run's start minus its fire time is no lateness: it runs a past fire on purpose.
+    if (context.attempt() == 1 && !context.backfill()) {
       Duration lateness = Duration.between(context.scheduledFireTime(), context.actualStart());
       Timer.builder(FIRE_LATENESS)
           .tags(tags)

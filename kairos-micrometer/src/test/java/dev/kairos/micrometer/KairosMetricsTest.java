@@ -85,6 +85,33 @@ class KairosMetricsTest {
   }
 
   @Test
+  void backfillRuns_countedAsRuns_butRecordNoLateness() {
+    start(KairosMetrics.builder(registry).build());
+    scheduler.schedule(
+        JobSpec.named("hourly")
+            .handler("ok")
+            .fixedRate(Duration.ofHours(1))
+            .startAt(T0.plusSeconds(3600)));
+    clock.set(T0.plusSeconds(3 * 3600 + 60)); // three fires in the past, none run yet
+    scheduler.pause("hourly");
+
+    assertThat(scheduler.backfill("hourly", T0.plusSeconds(3600), T0.plusSeconds(3 * 3600)))
+        .isEqualTo(2);
+    scheduler.resume("hourly");
+    await()
+        .atMost(Duration.ofSeconds(10))
+        .until(() -> count(KairosMetrics.RUNS_STARTED, "key", "hourly") >= 3);
+    await().atMost(Duration.ofSeconds(10)).until(() -> scheduler.history("hourly", 10).size() >= 3);
+
+    long backfills =
+        scheduler.history("hourly", 10).stream().filter(dev.kairos.RunRecord::backfill).count();
+    assertThat(backfills).isEqualTo(2);
+    Timer lateness = registry.find(KairosMetrics.FIRE_LATENESS).tags("key", "hourly").timer();
+    long regular = scheduler.history("hourly", 10).size() - backfills;
+    assertThat(lateness.count()).isEqualTo(regular); // the backfill runs recorded none
+  }
+
+  @Test
   void failingRunWithRetry_countsFailuresAndOneRetry_latenessOnlyForFirstAttempt() {
     start(KairosMetrics.builder(registry).build());
     scheduler.schedule(

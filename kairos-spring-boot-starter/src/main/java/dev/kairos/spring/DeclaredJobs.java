@@ -302,7 +302,9 @@ record DeclaredJobs(
     String calendar = r.resolveStringValue(a.calendar());
     if (!calendar.isEmpty()) {
       spec = spec.excluding(calendar, a.calendarPolicy());
-    } else if (a.calendarPolicy() != CalendarPolicy.SKIP) {
+    } else if (a.calendarPolicy() != CalendarPolicy.SKIP && a.calendar().isEmpty()) {
+      // A calendar written as a placeholder that resolves to nothing (a profile without one)
+      // leaves the policy unused, as it always did.
       throw new IllegalStateException(
           origin
               + ": calendarPolicy "
@@ -313,13 +315,16 @@ record DeclaredJobs(
       throw new IllegalStateException(
           origin + ": retryAttempts " + a.retryAttempts() + " is less than 1");
     }
-    // "1s" is the annotation's default: any other value asks for a retry delay that one attempt
-    // never uses.
-    if (a.retryAttempts() == 1 && !"1s".equals(a.retryDelay())) {
+    // Written out, another delay than the default 1 s asks for a retry that one attempt never
+    // makes; a placeholder may stand for a delay other profiles' attempts use.
+    String retryDelay = a.retryDelay();
+    if (a.retryAttempts() == 1
+        && !retryDelay.contains("${")
+        && !duration(retryDelay, "retryDelay", origin).equals(Duration.ofSeconds(1))) {
       throw new IllegalStateException(
           origin
               + ": retryDelay '"
-              + r.resolveStringValue(a.retryDelay())
+              + retryDelay
               + "' needs retryAttempts above 1 (retryAttempts is 1)");
     }
     if (a.retryAttempts() > 1) {

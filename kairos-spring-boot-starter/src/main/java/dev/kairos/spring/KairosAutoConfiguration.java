@@ -42,11 +42,11 @@ public class KairosAutoConfiguration {
    * The store chosen by {@code kairos.store.type}; the scheduler opens and closes it. A store bean
    * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it.
    *
-   * <p>A {@code kairos.store.*} property set that the chosen store has no use for fails the start,
-   * naming it: with {@code memory} all but {@code keep-completed} and {@code history-per-job}; on
-   * the application's DataSource {@code pool-size}, and {@code h2-directory} when {@code auto}
-   * chose the DataSource. An explicit {@code datasource} or {@code memory} leaves {@code
-   * h2-directory} be, so a shared configuration may keep it for the profiles that use H2.
+   * <p>A {@code kairos.store.*} property set that the chosen store has no use for is logged at
+   * WARN, naming it, and ignored: with {@code memory} all but {@code keep-completed} and {@code
+   * history-per-job}; on the application's DataSource {@code pool-size}, and {@code h2-directory}
+   * when {@code auto} chose the DataSource. An explicit {@code datasource} or {@code memory} leaves
+   * {@code h2-directory} be, so a shared configuration may keep it for the profiles that use H2.
    *
    * @param properties the {@code kairos.*} properties
    * @param dataSource the application's data source, used if there is exactly one
@@ -66,7 +66,7 @@ public class KairosAutoConfiguration {
               "kairos.cluster.enabled=true needs a store several instances share; "
                   + "kairos.store.type=memory is one process's memory");
         }
-        refuseUnused(
+        warnUnused(
             environment,
             List.of(
                 "kairos.store.pool-size",
@@ -90,7 +90,7 @@ public class KairosAutoConfiguration {
         }
         String chose = "kairos.store.type=" + p.getType().name().toLowerCase(java.util.Locale.ROOT);
         String instead = "; remove it, or set kairos.store.type=h2 for the embedded database";
-        refuseUnused(
+        warnUnused(
             environment,
             List.of("kairos.store.pool-size"),
             chose
@@ -98,7 +98,7 @@ public class KairosAutoConfiguration {
                 + " pool gives (spring.datasource.*)"
                 + instead);
         if (p.getType() == KairosProperties.StoreType.AUTO) {
-          refuseUnused(
+          warnUnused(
               environment,
               List.of("kairos.store.h2-directory"),
               chose
@@ -126,18 +126,17 @@ public class KairosAutoConfiguration {
   }
 
   /**
-   * Fails the start on the first of {@code names} that is set (whatever its value, a default
-   * included), naming it, its value and {@code why} it does not apply.
+   * Logs at WARN each of {@code names} that is set (whatever its value, a default included), naming
+   * it, its value and {@code why} it does not apply. A warning, not a failure: a shared
+   * configuration may hold settings for the store another profile or a test chooses (a test's
+   * {@code kairos.store.type=memory} over the application's H2 settings).
    */
-  private static void refuseUnused(Environment environment, List<String> names, String why) {
+  private static void warnUnused(Environment environment, List<String> names, String why) {
     Binder binder = Binder.get(environment);
     for (String name : names) {
       binder
           .bind(name, String.class)
-          .ifBound(
-              value -> {
-                throw new IllegalStateException(name + "=" + value + " does not apply: " + why);
-              });
+          .ifBound(value -> log.warn("{}={} does not apply and is ignored: {}", name, value, why));
     }
   }
 
@@ -230,7 +229,7 @@ public class KairosAutoConfiguration {
    * @param customizers the customizer beans, applied last
    * @param dataSource the application's data source, used if there is exactly one
    * @param beans tells whether the store is the starter's or a bean of the application's
-   * @param environment tells which store properties are set, refused with the application's store
+   * @param environment tells which store properties are set, which the application's store ignores
    * @return the scheduler, not yet started
    */
   @Bean
@@ -246,7 +245,14 @@ public class KairosAutoConfiguration {
       Environment environment) {
     List<String> stores = List.of(beans.getBeanNamesForType(StoreSource.class, true, false));
     if (!stores.contains("kairosJobStore")) {
-      refuseUnused(
+      if (Binder.get(environment).bind("kairos.cluster.enabled", Boolean.class).orElse(false)) {
+        // Not a warning: the application would believe its instances share the fires.
+        throw new IllegalStateException(
+            "kairos.cluster.enabled=true does not apply: the application's store bean '"
+                + String.join("', '", stores)
+                + "' replaces the starter's store; build that store with clustered(true)");
+      }
+      warnUnused(
           environment,
           STORE_PROPERTIES,
           "the application's store bean '"

@@ -80,17 +80,22 @@ public class KairosProperties {
   }
 
   /**
-   * Store settings. One the chosen store has no use for fails the start when set (see {@code
-   * KairosAutoConfiguration.kairosJobStore}).
+   * Store settings. One the chosen store has no use for is logged at WARN when set, and ignored
+   * (see {@code KairosAutoConfiguration.kairosJobStore}).
    */
   public static class Store {
     /** Where jobs are stored. */
     private StoreType type = StoreType.AUTO;
 
-    /** The folder of the embedded H2 database (refused when {@code auto} chose a DataSource). */
+    /**
+     * The folder of the embedded H2 database (ignored, with a warning, when {@code auto} chose a
+     * DataSource).
+     */
     private Path h2Directory = Path.of("kairos-data");
 
-    /** Connections of the embedded H2 pool (H2 only: refused with another store). */
+    /**
+     * Connections of the embedded H2 pool (H2 only: ignored, with a warning, with another store).
+     */
     private int poolSize = JdbcStore.DEFAULT_POOL_SIZE;
 
     /** Prefix of every Kairos table and index name. */

@@ -137,8 +137,8 @@ public @interface KairosScheduled {
   String calendar() default "";
 
   /**
-   * What a fire the calendar excludes does; a value other than SKIP fails the start without {@link
-   * #calendar()}.
+   * What a fire the calendar excludes does; a value other than SKIP fails the start when {@link
+   * #calendar()} is not written (a placeholder resolving to nothing leaves it unused).
    *
    * @return the calendar policy
    */
@@ -166,8 +166,8 @@ public @interface KairosScheduled {
   int retryAttempts() default 1;
 
   /**
-   * Delay before the first retry; another value than the default needs {@link #retryAttempts()}
-   * above 1.
+   * Delay before the first retry; another delay than the default 1 s, written out, needs {@link
+   * #retryAttempts()} above 1 (a placeholder is not judged).
    *
    * @return the first retry delay as a duration
    */

@@ -24,12 +24,16 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -127,12 +131,14 @@ class KairosAutoConfigurationTest {
   }
 
   /**
-   * A {@code kairos.store.*} setting the in-memory store has no use for fails the start naming the
-   * property, its value and the store; the two it does use reach it.
+   * A {@code kairos.store.*} setting the in-memory store has no use for is logged at WARN naming
+   * the property, its value and the store, and the application starts (a test choosing the memory
+   * store over the application's H2 settings); the two settings it does use reach it.
    */
   @Test
-  void memoryStore_refusesTheSettingsItDoesNotUse() {
-    for (String bad :
+  @ExtendWith(OutputCaptureExtension.class)
+  void memoryStore_warnsOfTheSettingsItDoesNotUse(CapturedOutput output) {
+    for (String unused :
         new String[] {
           "kairos.store.pool-size=4",
           "kairos.store.table-prefix=app_",
@@ -141,19 +147,21 @@ class KairosAutoConfigurationTest {
           "kairos.store.start-mark-delay=5s"
         }) {
       runner
-          .withPropertyValues("kairos.store.type=memory", bad)
+          .withPropertyValues("kairos.store.type=memory", unused)
           .run(
-              ctx ->
-                  assertThat(ctx)
-                      .as(bad)
-                      .getFailure()
-                      .rootCause()
-                      .isInstanceOf(IllegalStateException.class)
-                      .hasMessage(
-                          bad
-                              + " does not apply: kairos.store.type=memory keeps the jobs in this"
-                              + " process's memory, without a database; remove it, or choose"
-                              + " kairos.store.type=h2 or datasource"));
+              ctx -> {
+                assertThat(ctx).as(unused).hasNotFailed();
+                assertThat(output)
+                    .as(unused)
+                    .containsPattern(
+                        "WARN .*"
+                            + Pattern.quote(
+                                unused
+                                    + " does not apply and is ignored: kairos.store.type=memory"
+                                    + " keeps the jobs in this process's memory, without a"
+                                    + " database; remove it, or choose kairos.store.type=h2 or"
+                                    + " datasource"));
+              });
     }
     runner
         .withPropertyValues(
@@ -171,12 +179,13 @@ class KairosAutoConfigurationTest {
   }
 
   /**
-   * On the application's DataSource the embedded pool's size does nothing, and a directory for an
-   * H2 database that {@code auto} did not choose is refused; an explicit {@code datasource} choice
-   * leaves a directory of a shared configuration be.
+   * On the application's DataSource the embedded pool's size does nothing, and neither does a
+   * directory for an H2 database that {@code auto} did not choose: each is logged at WARN; an
+   * explicit {@code datasource} choice leaves a directory of a shared configuration be, unlogged.
    */
   @Test
-  void dataSourceStore_refusesThePoolSize_andADirectoryAutoIgnored() {
+  @ExtendWith(OutputCaptureExtension.class)
+  void dataSourceStore_warnsOfThePoolSize_andADirectoryAutoIgnored(CapturedOutput output) {
     JdbcDataSource ds = new JdbcDataSource();
     ds.setURL("jdbc:h2:mem:pooled;DB_CLOSE_DELAY=-1");
     ApplicationContextRunner withDs =
@@ -185,60 +194,74 @@ class KairosAutoConfigurationTest {
       withDs
           .withPropertyValues("kairos.store.type=" + type, "kairos.store.pool-size=4")
           .run(
-              ctx ->
-                  assertThat(ctx)
-                      .as(type)
-                      .getFailure()
-                      .rootCause()
-                      .hasMessage(
-                          "kairos.store.pool-size=4 does not apply: kairos.store.type="
-                              + type
-                              + " stores the jobs in the application's DataSource, whose"
-                              + " connections its own pool gives (spring.datasource.*); remove it,"
-                              + " or set kairos.store.type=h2 for the embedded database"));
+              ctx -> {
+                assertThat(ctx).as(type).hasNotFailed();
+                assertThat(output)
+                    .contains(
+                        "kairos.store.pool-size=4 does not apply and is ignored:"
+                            + " kairos.store.type="
+                            + type
+                            + " stores the jobs in the application's DataSource, whose"
+                            + " connections its own pool gives (spring.datasource.*); remove it,"
+                            + " or set kairos.store.type=h2 for the embedded database");
+              });
     }
     withDs
         .withPropertyValues("kairos.store.h2-directory=" + dir)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(output)
+                  .contains(
+                      "kairos.store.h2-directory="
+                          + dir
+                          + " does not apply and is ignored: kairos.store.type=auto stores the"
+                          + " jobs in the application's DataSource, not in an embedded H2"
+                          + " database; remove it, or set kairos.store.type=h2 for the embedded"
+                          + " database");
+            });
+    String before = output.getAll();
+    withDs
+        .withPropertyValues("kairos.store.type=datasource", "kairos.store.h2-directory=" + dir)
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+    assertThat(output.getAll().substring(before.length())).doesNotContain("h2-directory");
+  }
+
+  /**
+   * With a store bean of the application's, the {@code kairos.store.*} settings do nothing: each is
+   * logged at WARN naming the bean. {@code kairos.cluster.enabled=true} fails the start: the
+   * application would believe its instances share the fires.
+   */
+  @Test
+  @ExtendWith(OutputCaptureExtension.class)
+  void applicationsStoreBean_warnsOfTheStoreProperties_refusesClusterMode(CapturedOutput output) {
+    for (String unused : new String[] {"kairos.store.type=h2", "kairos.store.table-prefix=x_"}) {
+      runner
+          .withBean("myStore", InMemoryStore.class, InMemoryStore::new)
+          .withPropertyValues(unused)
+          .run(
+              ctx -> {
+                assertThat(ctx).as(unused).hasNotFailed();
+                assertThat(output)
+                    .contains(
+                        unused
+                            + " does not apply and is ignored: the application's store bean"
+                            + " 'myStore' replaces the starter's store; configure that store"
+                            + " itself");
+              });
+    }
+    runner
+        .withBean("myStore", InMemoryStore.class, InMemoryStore::new)
+        .withPropertyValues("kairos.cluster.enabled=true")
         .run(
             ctx ->
                 assertThat(ctx)
                     .getFailure()
                     .rootCause()
                     .hasMessage(
-                        "kairos.store.h2-directory="
-                            + dir
-                            + " does not apply: kairos.store.type=auto stores the jobs in the"
-                            + " application's DataSource, not in an embedded H2 database; remove"
-                            + " it, or set kairos.store.type=h2 for the embedded database"));
-    withDs
-        .withPropertyValues("kairos.store.type=datasource", "kairos.store.h2-directory=" + dir)
-        .run(ctx -> assertThat(ctx).hasNotFailed());
-  }
-
-  /**
-   * With a store bean of the application's, every {@code kairos.store.*} setting and {@code
-   * kairos.cluster.enabled} (the store's own) would do nothing: each fails naming the bean.
-   */
-  @Test
-  void applicationsStoreBean_refusesTheStoreProperties() {
-    for (String bad :
-        new String[] {
-          "kairos.store.type=h2", "kairos.store.table-prefix=x_", "kairos.cluster.enabled=true"
-        }) {
-      runner
-          .withBean("myStore", InMemoryStore.class, InMemoryStore::new)
-          .withPropertyValues(bad)
-          .run(
-              ctx ->
-                  assertThat(ctx)
-                      .as(bad)
-                      .getFailure()
-                      .rootCause()
-                      .hasMessage(
-                          bad
-                              + " does not apply: the application's store bean 'myStore'"
-                              + " replaces the starter's store; configure that store itself"));
-    }
+                        "kairos.cluster.enabled=true does not apply: the application's store bean"
+                            + " 'myStore' replaces the starter's store; build that store with"
+                            + " clustered(true)"));
   }
 
   @Test

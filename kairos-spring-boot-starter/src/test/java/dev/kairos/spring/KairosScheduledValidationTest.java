@@ -247,6 +247,38 @@ class KairosScheduledValidationTest {
     void run() {}
   }
 
+  /** What a profile leaves unused, and a default written another way: accepted. */
+  static class PlaceholdersAndSpellings {
+    @KairosScheduled(
+        key = "a",
+        fixedRate = "1m",
+        calendar = "${jobs.calendar:}",
+        calendarPolicy = dev.kairos.CalendarPolicy.NEXT_ALLOWED)
+    void a() {}
+
+    @KairosScheduled(key = "b", fixedRate = "1m", retryDelay = "${jobs.retry-delay:5s}")
+    void b() {}
+
+    @KairosScheduled(key = "c", fixedRate = "1m", retryDelay = "PT1S")
+    void c() {}
+
+    @KairosScheduled(key = "d", fixedRate = "1m", retryDelay = "1000")
+    void d() {}
+  }
+
+  @Test
+  void placeholderLeftEmptyOrTheDefaultWrittenAnotherWay_isAccepted() {
+    runner
+        .withBean("jobs", PlaceholdersAndSpellings.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx.getBean(dev.kairos.Scheduler.class).jobs())
+                  .extracting(j -> j.key())
+                  .contains("a", "b", "c", "d");
+            });
+  }
+
   @Test
   void badCron_namesBeanMethodAndExpression() {
     runner

@@ -379,9 +379,10 @@ public interface JobStore extends StoreSource, AutoCloseable {
 
   /**
    * Writes a slot's finished run in one transaction: the history row {@code run} (as {@link
-   * #runFinished} writes one; the job's own state and statistics are left alone), and the slot
-   * {@link BackfillSlot.State#DONE DONE} if {@code instance} still holds its claim. If the job is
-   * gone (unscheduled during the run), nothing is written, as for {@link #runFinished}.
+   * #runFinished} writes one, its {@link RunRecord#backfill()} flag kept, so {@link #history} reads
+   * it back; the job's own state and statistics are left alone), and the slot {@link
+   * BackfillSlot.State#DONE DONE} if {@code instance} still holds its claim. If the job is gone
+   * (unscheduled during the run), nothing is written, as for {@link #runFinished}.
    *
    * @param run the run, whose key and scheduled fire time name the slot
    * @param instance the instance that ran it

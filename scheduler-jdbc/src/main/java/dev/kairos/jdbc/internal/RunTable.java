@@ -60,7 +60,7 @@ public final class RunTable {
     }
     try (var batch = insertRows.prepare(h, dialect)) {
       for (RunResult x : runs) {
-        bind(batch, history(x));
+        bind(batch, x.run());
         batch.add();
       }
       batch.execute();
@@ -72,21 +72,6 @@ public final class RunTable {
     var u = h.createUpdate(insert);
     bind(Columns.of(u), x);
     u.execute();
-  }
-
-  /** The history row of a write-back. */
-  private static RunRecord history(RunResult x) {
-    return new RunRecord(
-        x.key(),
-        x.scheduledFireTime(),
-        x.start(),
-        x.end(),
-        x.outcome(),
-        x.error(),
-        x.attempt(),
-        x.instance(),
-        x.recovery(),
-        x.missedFires());
   }
 
   private static void bind(Columns s, RunRecord x) throws SQLException {
