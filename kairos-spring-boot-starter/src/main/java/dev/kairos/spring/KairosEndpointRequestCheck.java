@@ -1,5 +1,6 @@
 package dev.kairos.spring;
 
+import dev.kairos.spi.JobRules;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -48,6 +49,7 @@ final class KairosEndpointRequestCheck implements OperationInvokerAdvisor {
           context.getArguments().keySet().stream()
               .filter(name -> !known.contains(name) && !ERROR_PAGE_SWITCHES.contains(name))
               .sorted()
+              .map(JobRules::printable) // a line break in a name must not forge a log line
               .toList();
       if (!unknown.isEmpty()) {
         String reason =

@@ -95,6 +95,10 @@ class KairosEndpointWebTest {
                       .getStatus())
               .isEqualTo(200);
           assertThat(scheduler.job("purge").orElseThrow().state()).isEqualTo(JobState.SCHEDULED);
+
+          // A field name with a line break is named escaped: it must not forge a log line.
+          assertThat(write(mvc, "{\"a\\nWARN forged\": 1}").getErrorMessage())
+              .isEqualTo("unknown field 'a\\u000aWARN forged': the kairos endpoint takes action");
         });
   }
 
