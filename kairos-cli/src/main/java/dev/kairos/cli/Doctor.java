@@ -80,12 +80,13 @@ final class Doctor implements Callable<Integer> {
       // The scheduler's judgement, not only the store's: also what the engine alone refuses to
       // fire (a cron expression that does not parse, an attempt beyond the retry policy, a
       // missing calendar, a job behind by more than catchUp() replays).
-      Set<String> rows = new HashSet<>(); // refused by the store: counted out of "readable"
-      store.unreadable().forEach(u -> rows.add(u.key()));
+      // The store read these (they are among the jobs); the others it refuses itself.
+      Set<String> readable = new HashSet<>();
+      jobs.forEach(j -> readable.add(j.key()));
       Set<String> refused = new HashSet<>();
       for (UnreadableJob u : scheduler.unreadable()) {
         refused.add(u.key());
-        String check = rows.contains(u.key()) ? "unreadable row" : "refused job";
+        String check = readable.contains(u.key()) ? "refused job" : "unreadable row";
         findings.add(new Finding(check, false, "job '" + u.key() + "': " + u.reason()));
       }
       for (JobRecord r : store.expiredClaims(1000)) {
