@@ -7,12 +7,16 @@ import dev.kairos.benchmarks.soak.Ledger.Op;
 import dev.kairos.benchmarks.soak.Ledger.Policy;
 import dev.kairos.benchmarks.soak.Ledger.Run;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
@@ -66,13 +70,24 @@ final class Analyzer {
     return new Analyzer(Duration.ofMillis(1), Duration.ofSeconds(5));
   }
 
+  /** {@link #analyze(Ledger, LostCommits.Report)} without the children's logs. */
   Verdict analyze(Ledger ledger) {
-    Verdict.Builder v = new Verdict.Builder(ledger);
+    return analyze(ledger, null);
+  }
+
+  /**
+   * The verdict on {@code ledger}. With {@code lost} (a one-instance soak whose children logged at
+   * TRACE), a run after a pause or unschedule is set apart, shown and not judged, when that call's
+   * commit was lost with its instance's SIGKILL: the next instance of the slot read the job older
+   * than that commit (docs/RELIABILITY.md: H2 has lost answered commits at a kill).
+   */
+  Verdict analyze(Ledger ledger, LostCommits.Report lost) {
+    Verdict.Builder v = new Verdict.Builder(ledger, lost);
     Map<String, Job> jobs = new HashMap<>();
     ledger.jobs().forEach(j -> jobs.put(j.key(), j));
     duplicates(ledger, v);
     early(ledger, jobs, v);
-    afterPause(ledger, v);
+    afterPause(ledger, lost, v);
     for (Job j : ledger.jobs()) {
       if (j.steady()) {
         slots(ledger, j, v);
@@ -430,7 +445,7 @@ final class Analyzer {
    */
   static final long CLOCK_TOLERANCE_MICROS = 2_000;
 
-  private static void afterPause(Ledger ledger, Verdict.Builder v) {
+  private static void afterPause(Ledger ledger, LostCommits.Report lost, Verdict.Builder v) {
     Map<String, List<Call>> blockers = new HashMap<>();
     Map<String, List<Call>> licences = new HashMap<>();
     for (Call c : ledger.calls()) {
@@ -455,6 +470,29 @@ final class Analyzer {
       }
       long by = runStart - blocker.end();
       boolean here = Ledger.slotOf(blocker.instance()).equals(Ledger.slotOf(r.instance()));
+      Optional<LostCommits.Loss> loss = lostCommit(lost, blocker, r);
+      if (loss.isPresent()) {
+        LostCommits.Loss l = loss.get();
+        v.afterPauseLost(
+            r.key()
+                + " fire "
+                + Verdict.time(r.scheduled())
+                + " ran on "
+                + r.instance()
+                + " "
+                + Verdict.ms(by)
+                + " after "
+                + blocker.op().name().toLowerCase()
+                + "() returned on "
+                + blocker.instance()
+                + ", whose commit "
+                + l.next()
+                + " did not find (it read version "
+                + l.read()
+                + ")",
+            by);
+        continue;
+      }
       v.afterPause(
           here,
           r.key()
@@ -473,6 +511,34 @@ final class Analyzer {
               + ")",
           by);
     }
+  }
+
+  /** Tolerance (ms) between a call's ledger times and its commit's log line. */
+  private static final int LOG_TOLERANCE_MS = 2;
+
+  /**
+   * The loss, at the kill of {@code blocker}'s instance, of a commit of the job that instance
+   * logged while {@code blocker} ran, if the run came from a later instance of that slot.
+   */
+  private static Optional<LostCommits.Loss> lostCommit(
+      LostCommits.Report lost, Call blocker, Run r) {
+    if (lost == null || r.instance().equals(blocker.instance())) {
+      return Optional.empty();
+    }
+    int from = msOfDay(blocker.begin()) - LOG_TOLERANCE_MS;
+    int to = msOfDay(blocker.end()) + LOG_TOLERANCE_MS;
+    return lost.loss(blocker.instance(), r.key()).filter(l -> l.lostBetween(from, to));
+  }
+
+  /** The local time of day, in ms, of {@code micros} since the epoch: the children's log clock. */
+  private static int msOfDay(long micros) {
+    return (int)
+        (Instant.EPOCH
+                .plus(micros, ChronoUnit.MICROS)
+                .atZone(ZoneId.systemDefault())
+                .toLocalTime()
+                .toNanoOfDay()
+            / 1_000_000);
   }
 
   /** The call of {@code sortedByEnd} that returned last before {@code t}, or null. */

@@ -4,10 +4,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.LocalTime;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,18 +20,62 @@ import java.util.stream.Stream;
  * Commits a killed instance made that the next instance of its slot did not find, read from the
  * children's TRACE logs (a soak run with {@code
  * -Dorg.slf4j.simpleLogger.log.dev.kairos.engine=trace
- * -Dorg.slf4j.simpleLogger.log.dev.kairos.jdbc=trace}): for each job, the last version a
- * generation's log says it committed, against the first version the next generation's log says it
- * read. A read older than a commit is a commit lost with the kill (docs/RELIABILITY.md, stop 49).
- * Meaningful for one instance: with several, another one's writes come between. Without TRACE lines
- * it finds nothing and says how many generations had none.
+ * -Dorg.slf4j.simpleLogger.log.dev.kairos.jdbc=trace}, as {@code .ci/run} runs the H2 soak): for
+ * each job, the versions a generation's log says it committed (or that it deleted the job), against
+ * the first version the next generation's log says it read. A read older than a commit, or any read
+ * of a job whose deletion committed last, is a commit lost with the kill (docs/RELIABILITY.md, stop
+ * 49). Meaningful for one instance: with several, another one's writes come between. Without TRACE
+ * lines it finds nothing and says how many generations had none.
  */
 final class LostCommits {
-  /** A job whose committed version the next generation did not see. */
-  record Loss(String killed, String next, String key, long committed, String at, long read) {}
+  /** The version of a {@link Commit} that deleted the job ({@code unschedule}). */
+  static final long DELETED = Long.MAX_VALUE;
+
+  /**
+   * One commit of a job a generation logged: the log's time of day in ms ({@code -1} if the line
+   * had none), and the version stored or {@link #DELETED}.
+   */
+  record Commit(int msOfDay, long version) {}
+
+  /**
+   * A job whose last commit the next generation did not see: {@code committed} is that commit's
+   * version ({@link #DELETED} for a deletion), {@code at} its log time, {@code read} the version
+   * the next generation read first, and {@code commits} every commit of the job the killed
+   * generation logged, in order.
+   */
+  record Loss(
+      String killed,
+      String next,
+      String key,
+      long committed,
+      String at,
+      long read,
+      List<Commit> commits) {
+
+    /**
+     * True if a commit logged from {@code fromMs} to {@code toMs} (times of day; the bounds
+     * included) was not seen by the next generation: its version is newer than the one read, or it
+     * is a deletion.
+     */
+    boolean lostBetween(int fromMs, int toMs) {
+      for (Commit c : commits) {
+        if (c.msOfDay() >= fromMs && c.msOfDay() <= toMs && c.version() > read) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
 
   /** What {@link #find} read: the losses, the restarts looked at, those without TRACE lines. */
   record Report(List<Loss> losses, int restarts, int untraced) {
+    /** The loss of {@code key}'s last commit at the kill of {@code killed}, if there was one. */
+    Optional<Loss> loss(String killed, String key) {
+      return losses.stream()
+          .filter(l -> l.killed().equals(killed) && l.key().equals(key))
+          .findFirst();
+    }
+
     /** Lines for the soak's output. */
     String render() {
       StringBuilder sb = new StringBuilder();
@@ -42,9 +89,8 @@ final class LostCommits {
       for (Loss l : losses) {
         sb.append("    ")
             .append(l.key())
-            .append(": version ")
-            .append(l.committed())
-            .append(" committed by ")
+            .append(l.committed() == DELETED ? ": deleted by " : ": version ")
+            .append(l.committed() == DELETED ? "" : l.committed() + " committed by ")
             .append(l.killed())
             .append(" at ")
             .append(l.at())
@@ -79,6 +125,16 @@ final class LostCommits {
           Pattern.compile("job '([^']+)': write-back of fire \\S+ over version (\\d+)"),
           Pattern.compile("job '([^']+)': upsert UNCHANGED: version (\\d+)"));
 
+  /** The engine's line after a deletion committed ({@code unschedule}). */
+  private static final Pattern DELETED_LINE = Pattern.compile("job '([^']+)' unscheduled$");
+
+  /** A create: the row was absent when the generation first looked. */
+  private static final Pattern CREATED_LINE =
+      Pattern.compile("job '([^']+)': upsert CREATED\\w*: version");
+
+  /** What {@link #first} records for a job whose first event was its creation. */
+  private static final long ABSENT = -1;
+
   private static final Pattern LOG_NAME = Pattern.compile("child-(.+)\\.g(\\d+)\\.log");
 
   private LostCommits() {}
@@ -103,45 +159,85 @@ final class LostCommits {
       List<Path> ordered = new ArrayList<>(gens.values());
       for (int i = 0; i + 1 < ordered.size(); i++) {
         restarts++;
-        Map<String, Long> committed = new HashMap<>(); // key -> last version committed
+        Map<String, List<Commit>> committed = new HashMap<>(); // key -> commits, in order
         Map<String, String> at = new HashMap<>();
         List<String> killedLog = Files.readAllLines(ordered.get(i), StandardCharsets.UTF_8);
         boolean traced = false;
         for (String line : killedLog) {
           traced |= line.contains(" TRACE ");
+          String key = null;
+          long version = 0;
           for (Pattern p : COMMITTED) {
             Matcher m = p.matcher(line);
             if (m.find()) {
-              committed.put(m.group(1), Long.parseLong(m.group(2)));
-              at.put(m.group(1), line.length() >= 12 ? line.substring(0, 12) : line);
+              key = m.group(1);
+              version = Long.parseLong(m.group(2));
             }
+          }
+          Matcher d = DELETED_LINE.matcher(line);
+          if (key == null && d.find()) {
+            key = d.group(1);
+            version = DELETED;
+          }
+          if (key != null) {
+            committed
+                .computeIfAbsent(key, k -> new ArrayList<>())
+                .add(new Commit(msOfDay(line), version));
+            at.put(key, line.length() >= 12 ? line.substring(0, 12) : line);
           }
         }
         if (!traced) {
           untraced++;
           continue;
         }
-        Map<String, Long> read = new HashMap<>();
-        for (String line : Files.readAllLines(ordered.get(i + 1), StandardCharsets.UTF_8)) {
-          for (Pattern p : READ) {
-            Matcher m = p.matcher(line);
-            if (m.find()) {
-              read.putIfAbsent(m.group(1), Long.parseLong(m.group(2)));
-            }
-          }
-        }
+        Map<String, Long> first = first(ordered.get(i + 1));
         String killed = name(ordered.get(i));
         String next = name(ordered.get(i + 1));
         committed.forEach(
-            (key, v) -> {
-              Long first = read.get(key);
-              if (first != null && first < v) {
-                losses.add(new Loss(killed, next, key, v, at.get(key), first));
+            (key, commits) -> {
+              Long read = first.get(key);
+              long last = commits.get(commits.size() - 1).version();
+              if (read != null && read != ABSENT && read < last) {
+                losses.add(
+                    new Loss(killed, next, key, last, at.get(key), read, List.copyOf(commits)));
               }
             });
       }
     }
     return new Report(losses, restarts, untraced);
+  }
+
+  /**
+   * The first version of each job a generation's log says it read, or {@link #ABSENT} for a job it
+   * created before reading any.
+   */
+  private static Map<String, Long> first(Path log) throws IOException {
+    Map<String, Long> first = new HashMap<>();
+    for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+      for (Pattern p : READ) {
+        Matcher m = p.matcher(line);
+        if (m.find()) {
+          first.putIfAbsent(m.group(1), Long.parseLong(m.group(2)));
+        }
+      }
+      Matcher c = CREATED_LINE.matcher(line);
+      if (c.find()) {
+        first.putIfAbsent(c.group(1), ABSENT);
+      }
+    }
+    return first;
+  }
+
+  /** The time of day a log line begins with ({@code HH:mm:ss.SSS}), in ms; -1 if none. */
+  static int msOfDay(String line) {
+    if (line.length() < 12) {
+      return -1;
+    }
+    try {
+      return (int) (LocalTime.parse(line.substring(0, 12)).toNanoOfDay() / 1_000_000);
+    } catch (DateTimeParseException e) {
+      return -1;
+    }
   }
 
   private static String name(Path log) {

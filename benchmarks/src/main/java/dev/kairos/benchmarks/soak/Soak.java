@@ -80,7 +80,9 @@ public final class Soak {
       return 0;
     }
     if (!a.isEmpty() && a.get(0).equals("analyze") && a.size() == 2) {
-      Verdict v = Analyzer.defaults().analyze(Ledger.read(Path.of(a.get(1))));
+      Path dir = Path.of(a.get(1));
+      Ledger ledger = Ledger.read(dir);
+      Verdict v = Analyzer.defaults().analyze(ledger, lostCommits(dir, ledger));
       System.out.print(v.render());
       return v.passed() ? 0 : 1;
     }
@@ -410,7 +412,8 @@ public final class Soak {
   }
 
   private int verdict() throws IOException {
-    Verdict v = Analyzer.defaults().analyze(Ledger.read(o.dir()));
+    Ledger ledger = Ledger.read(o.dir());
+    Verdict v = Analyzer.defaults().analyze(ledger, lostCommits(o.dir(), ledger));
     StringBuilder sb = new StringBuilder(v.render());
     sb.insert(0, logSummary());
     if (o.store().equals("h2")) {
@@ -422,6 +425,19 @@ public final class Soak {
     Files.writeString(o.dir().resolve("verdict.txt"), sb);
     System.out.print(sb);
     return v.passed() ? 0 : 1;
+  }
+
+  /**
+   * The commits lost at the kills ({@link LostCommits}) when they can be known: one instance (one
+   * slot) whose children logged at TRACE and was killed at least once; otherwise null.
+   */
+  static LostCommits.Report lostCommits(Path dir, Ledger ledger) throws IOException {
+    long slots = ledger.lives().stream().map(l -> Ledger.slotOf(l.instance())).distinct().count();
+    if (slots != 1) {
+      return null;
+    }
+    LostCommits.Report r = LostCommits.find(dir);
+    return r.restarts() > r.untraced() ? r : null;
   }
 
   /** Warnings, errors and deadlocks the children logged (reported, not judged). */

@@ -14,7 +14,10 @@ import java.util.Locale;
  * slower than lease + lease/3, and when no run was recorded at all. Re-runs of a killed run without
  * {@code recovery()} are counted and shown, not judged (benchmarks/REPORT.md, stops 48 and 49: the
  * H2 soak showed only re-runs of paused jobs' runs, which the engine now flags; not yet judged
- * because a commit lost by H2 at the kill can unflag one too, see docs/RELIABILITY.md).
+ * because a commit lost by H2 at the kill can unflag one too, see docs/RELIABILITY.md). A run after
+ * a pause whose own commit the children's TRACE logs show lost with the kill ({@link LostCommits})
+ * is shown apart and not judged either: the store lost an answered commit, which the engine cannot
+ * undo; the soak prints the losses so that they are never hidden.
  */
 record Verdict(
     int runs,
@@ -28,6 +31,8 @@ record Verdict(
     Finding early,
     Finding afterPause,
     Finding afterPauseElsewhere,
+    Finding afterPauseLost,
+    String lostCommits,
     Finding missing,
     Finding behind,
     List<Slots> slots,
@@ -91,6 +96,14 @@ record Verdict(
     line(sb, "early runs", early, true);
     line(sb, "runs after pause/unschedule returned", afterPause, true);
     line(sb, "runs on another instance after pause/unschedule returned", afterPauseElsewhere, true);
+    if (lostCommits != null) {
+      line(
+          sb,
+          "runs after pause/unschedule whose commit the kill lost (store; not judged)",
+          afterPauseLost,
+          true);
+      sb.append(lostCommits);
+    }
     line(sb, "missing slots", missing, false);
     line(sb, "slots not run yet at the horizon (job behind; not judged)", behind, false);
     int expected = 0;
@@ -187,6 +200,8 @@ record Verdict(
     private final Collector early = new Collector();
     private final Collector afterPause = new Collector();
     private final Collector afterPauseElsewhere = new Collector();
+    private final Collector afterPauseLost = new Collector();
+    private final LostCommits.Report lost;
     private final Collector missing = new Collector();
     private final Collector behind = new Collector();
     private final List<Slots> slots = new ArrayList<>();
@@ -196,8 +211,9 @@ record Verdict(
     private final List<String> failovers = new ArrayList<>();
     private long failoverBound;
 
-    Builder(Ledger ledger) {
+    Builder(Ledger ledger, LostCommits.Report lost) {
       this.ledger = ledger;
+      this.lost = lost;
     }
 
     void duplicate(String example) {
@@ -218,6 +234,10 @@ record Verdict(
 
     void afterPause(boolean sameInstance, String example, long byMicros) {
       (sameInstance ? afterPause : afterPauseElsewhere).add(example, byMicros);
+    }
+
+    void afterPauseLost(String example, long byMicros) {
+      afterPauseLost.add(example, byMicros);
     }
 
     void missing(String example) {
@@ -265,6 +285,8 @@ record Verdict(
           early.finding(),
           afterPause.finding(),
           afterPauseElsewhere.finding(),
+          afterPauseLost.finding(),
+          lost == null ? null : lost.render(),
           missing.finding(),
           behind.finding(),
           List.copyOf(slots),

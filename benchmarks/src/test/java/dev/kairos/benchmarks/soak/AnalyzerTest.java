@@ -312,6 +312,81 @@ class AnalyzerTest {
     assertThat(v.afterPause().worstMicros()).isEqualTo(126_000);
   }
 
+  /** The children's log clock (local time of day, ms) at {@code micros}. */
+  private static int logMs(long micros) {
+    return (int)
+        (java.time.Instant.EPOCH
+                .plus(micros, java.time.temporal.ChronoUnit.MICROS)
+                .atZone(java.time.ZoneId.systemDefault())
+                .toLocalTime()
+                .toNanoOfDay()
+            / 1_000_000);
+  }
+
+  /** s0.g0 killed after a pause it answered; the restarted s0.g1 runs the job. */
+  private void pauseThenKillThenRunOnTheNextInstance() {
+    allSlots();
+    call("1", "race-0", "PAUSE", T0 + 2 * S, T0 + 2 * S + 5_000, true);
+    add("START", "s0.g1", T0 + 2 * S + 50_000);
+    run("s0.g1", "race-0", T0 + 3 * S, T0 + 3 * S + 1_000, 0);
+  }
+
+  @Test
+  void runAfterAPauseWhoseCommitTheKillLost_isShownApart_notJudged() {
+    pauseThenKillThenRunOnTheNextInstance();
+    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7);
+    LostCommits.Report lost =
+        new LostCommits.Report(
+            List.of(new LostCommits.Loss("s0.g0", "s0.g1", "race-0", 7, "t", 6, List.of(pause))),
+            1,
+            0);
+
+    Verdict v = Analyzer.defaults().analyze(Ledger.parse(lines), lost);
+
+    assertThat(v.afterPause().count()).isZero();
+    assertThat(v.afterPauseLost().count()).isEqualTo(1);
+    assertThat(v.afterPauseLost().examples().get(0))
+        .contains("race-0")
+        .contains("pause() returned on s0.g0")
+        .contains("it read version 6");
+    assertThat(v.passed()).isTrue();
+    assertThat(v.render())
+        .contains("whose commit the kill lost (store; not judged):")
+        .contains("commits missing after a restart");
+  }
+
+  @Test
+  void runAfterAPause_whenTheLostCommitIsNotThePausesOwn_isJudged() {
+    pauseThenKillThenRunOnTheNextInstance();
+    // a later commit of the job (a write-back 500 ms after the pause returned) was lost, not the
+    // pause: the next instance read the paused version
+    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7);
+    LostCommits.Commit later = new LostCommits.Commit(logMs(T0 + 2 * S + 505_000), 8);
+    LostCommits.Report lost =
+        new LostCommits.Report(
+            List.of(
+                new LostCommits.Loss("s0.g0", "s0.g1", "race-0", 8, "t", 7, List.of(pause, later))),
+            1,
+            0);
+
+    Verdict v = Analyzer.defaults().analyze(Ledger.parse(lines), lost);
+
+    assertThat(v.afterPause().count()).isEqualTo(1);
+    assertThat(v.afterPauseLost().count()).isZero();
+    assertThat(v.passed()).isFalse();
+  }
+
+  @Test
+  void runAfterAPause_withoutTheLogs_isJudged() {
+    pauseThenKillThenRunOnTheNextInstance();
+
+    Verdict v = verdict();
+
+    assertThat(v.afterPause().count()).isEqualTo(1);
+    assertThat(v.passed()).isFalse();
+    assertThat(v.render()).doesNotContain("whose commit the kill lost");
+  }
+
   @Test
   void slotThatNeverRan_isMissing() {
     allSlots();

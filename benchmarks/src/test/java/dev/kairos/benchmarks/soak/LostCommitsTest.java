@@ -96,6 +96,48 @@ class LostCommitsTest {
     assertThat(r.losses()).singleElement().satisfies(l -> assertThat(l.key()).isEqualTo("b"));
   }
 
+  private static String engine(String at, String text) {
+    return at + " [api-0] DEBUG dev.kairos.engine.internal.KairosScheduler - " + text;
+  }
+
+  @Test
+  void aDeletionTheNextGenerationDoesNotSee_isALoss() throws Exception {
+    log(
+        "g0",
+        trace("00:00:01.000", "job 'a': replace at version 5 with SCHEDULED due x: version 6"),
+        engine("00:00:01.010", "job 'a' unscheduled"));
+    log("g1", trace("00:00:03.000", "job 'a': loaded SCHEDULED at version 6: due"));
+
+    LostCommits.Report r = LostCommits.find(dir);
+
+    assertThat(r.losses())
+        .singleElement()
+        .satisfies(
+            l -> {
+              assertThat(l.committed()).isEqualTo(LostCommits.DELETED);
+              assertThat(l.read()).isEqualTo(6);
+              assertThat(l.lostBetween(1_009, 1_011)).isTrue(); // the deletion
+              assertThat(l.lostBetween(999, 1_001)).isFalse(); // the replace was read
+            });
+    assertThat(r.render()).contains("a: deleted by s0.g0 at 00:00:01.010");
+  }
+
+  @Test
+  void aDeletionHeld_orUndoneByACreateBeforeTheKill_isNoLoss() throws Exception {
+    log(
+        "g0",
+        engine("00:00:01.000", "job 'a' unscheduled"),
+        engine("00:00:01.000", "job 'b' unscheduled"),
+        trace("00:00:01.100", "job 'b': upsert CREATED: version 9 SCHEDULED due x"));
+    log(
+        "g1",
+        trace("00:00:03.000", "job 'a': upsert CREATED: version 12 SCHEDULED due x"),
+        trace("00:00:03.100", "job 'a': replace at version 12 with PAUSED due x: version 13"),
+        trace("00:00:03.200", "job 'b': loaded SCHEDULED at version 9: due"));
+
+    assertThat(LostCommits.find(dir).losses()).isEmpty();
+  }
+
   @Test
   void logsWithoutTrace_areCountedAsUntraced() throws Exception {
     log("g0", "00:00:01.000 [main] WARN something");
