@@ -447,11 +447,15 @@ public final class Soak {
     long deadlock = 0;
     String firstDeadlock = null;
     List<String> compactions = new ArrayList<>();
+    List<String> repairs = new ArrayList<>();
     try (Stream<Path> logs = Files.list(o.dir())) {
       for (Path p : logs.filter(f -> f.getFileName().toString().startsWith("child-")).toList()) {
         for (String line : Files.readAllLines(p)) {
           if (line.contains("compacted to")) { // H2Compaction at open
             compactions.add(line.substring(line.indexOf(": ") + 2).strip());
+          }
+          if (line.contains("its header named an overwritten chunk")) { // H2HeaderRepair at open
+            repairs.add(p.getFileName() + ": " + line.substring(line.indexOf("H2 file")).strip());
           }
           warn += line.contains(" WARN ") ? 1 : 0;
           error += line.contains(" ERROR ") ? 1 : 0;
@@ -479,6 +483,13 @@ public final class Soak {
                 + compactions.size()
                 + " time(s):\n    "
                 + String.join("\n    ", compactions)
+                + "\n")
+        + (repairs.isEmpty()
+            ? ""
+            : "H2 header naming an overwritten chunk, repaired at open "
+                + repairs.size()
+                + " time(s) (the commits a plain open would drop kept):\n    "
+                + String.join("\n    ", repairs)
                 + "\n");
   }
 

@@ -257,14 +257,22 @@ public final class ConnectionSource {
 
   /**
    * The pool of an embedded H2 file ({@code base} is its name without {@code .mv.db}): at {@link
-   * #open()}, before the pool starts, the file is compacted if it is large and mostly unused
-   * ({@link H2Compaction}).
+   * #open()}, before the pool starts, a header a kill left naming an overwritten chunk is made to
+   * name the newest one ({@link H2HeaderRepair}), then the file is compacted if it is large and
+   * mostly unused ({@link H2Compaction}).
    */
   public static ConnectionSource h2File(String url, Path base, int poolSize, String description) {
     ConnectionSource p = pool(url, null, null, poolSize, description);
     Path file = Path.of(base + ".mv.db");
     return new ConnectionSource(
-        null, p.poolConfig, description, () -> H2Compaction.compactIfSparse(url, file), null);
+        null,
+        p.poolConfig,
+        description,
+        () -> {
+          H2HeaderRepair.repairIfStale(file);
+          H2Compaction.compactIfSparse(url, file);
+        },
+        null);
   }
 
   /**
