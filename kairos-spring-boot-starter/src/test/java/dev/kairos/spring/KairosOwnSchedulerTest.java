@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
@@ -276,33 +277,39 @@ class KairosOwnSchedulerTest {
             });
   }
 
+  /** One setting of each property of the scheduler or store the starter would build. */
+  static final String[] WARNED = {
+    "kairos.workers=2",
+    "kairos.look-ahead=1m",
+    "kairos.window-size=100",
+    "kairos.grace-period=1s",
+    "kairos.startup-timeout=5s",
+    "kairos.default-zone=Europe/Berlin",
+    "kairos.instance-id=node-1",
+    "kairos.cluster.lease=1m",
+    "kairos.cluster.poll=1s",
+    "kairos.cluster.enabled=false",
+    "kairos.store.type=h2",
+    "kairos.store.h2-directory=data",
+    "kairos.store.pool-size=4",
+    "kairos.store.table-prefix=app_",
+    "kairos.store.create-schema=false",
+    "kairos.store.keep-completed=false",
+    "kairos.store.history-per-job=5",
+    "kairos.store.history-max-age=7d",
+    "kairos.store.start-mark-delay=5s"
+  };
+
+  static String[] warned() {
+    return WARNED;
+  }
+
   /**
    * Each {@code kairos.*} property that configures the scheduler or store the starter would build
    * is logged once at WARN, naming it, its value and the bean; the application starts.
    */
   @ParameterizedTest
-  @ValueSource(
-      strings = {
-        "kairos.workers=2",
-        "kairos.look-ahead=1m",
-        "kairos.window-size=100",
-        "kairos.grace-period=1s",
-        "kairos.startup-timeout=5s",
-        "kairos.default-zone=Europe/Berlin",
-        "kairos.instance-id=node-1",
-        "kairos.cluster.lease=1m",
-        "kairos.cluster.poll=1s",
-        "kairos.cluster.enabled=false",
-        "kairos.store.type=h2",
-        "kairos.store.h2-directory=data",
-        "kairos.store.pool-size=4",
-        "kairos.store.table-prefix=app_",
-        "kairos.store.create-schema=false",
-        "kairos.store.keep-completed=false",
-        "kairos.store.history-per-job=5",
-        "kairos.store.history-max-age=7d",
-        "kairos.store.start-mark-delay=5s"
-      })
+  @MethodSource("warned")
   void schedulerProperty_withApplicationsScheduler_isWarnedOfOnce(
       String property, CapturedOutput output) {
     int before = output.getAll().length();
@@ -353,6 +360,14 @@ class KairosOwnSchedulerTest {
                             + " build that scheduler's store with clustered(true)"));
   }
 
+  /** The properties that still apply with the application's scheduler. */
+  static final java.util.List<String> STILL_APPLY =
+      java.util.List.of(
+          "kairos.enabled",
+          "kairos.removed-jobs",
+          "kairos.metrics.enabled",
+          "kairos.metrics.key-tags");
+
   /** The properties the starter still applies, and {@code kairos.enabled}, are not warned of. */
   @Test
   void propertiesStillInUse_withApplicationsScheduler_areNotWarnedOf(CapturedOutput output) {
@@ -364,6 +379,9 @@ class KairosOwnSchedulerTest {
             "kairos.metrics.enabled=true",
             "kairos.metrics.key-tags=false")
         .run(ctx -> assertThat(ctx).hasNotFailed());
+    for (String name : STILL_APPLY) {
+      assertThat(since(output, before)).doesNotContain(name);
+    }
     assertThat(since(output, before)).doesNotContain("does not apply");
   }
 
@@ -409,5 +427,31 @@ class KairosOwnSchedulerTest {
                       ctx.getBean(MeterRegistry.class).get(KairosMetrics.WORKERS).gauge().value())
                   .isEqualTo(3);
             });
+  }
+
+  /**
+   * Every {@code kairos.*} property in the configuration metadata is either warned of above, still
+   * applies with the application's scheduler (checked not to be warned of), or is a concurrency
+   * limit: a property added later must be sorted into one of them.
+   */
+  @Test
+  void everyKairosProperty_isWarnedOf_orStillApplies() throws Exception {
+    String json;
+    try (java.io.InputStream in =
+        getClass().getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+      json = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+    String properties = json.substring(json.indexOf("\"properties\""), json.indexOf("\"hints\""));
+    java.util.Set<String> names = new java.util.TreeSet<>();
+    Matcher m = Pattern.compile("\"name\"\\s*:\\s*\"(kairos\\.[^\"]+)\"").matcher(properties);
+    while (m.find()) {
+      names.add(m.group(1));
+    }
+    java.util.Set<String> sorted = new java.util.TreeSet<>(STILL_APPLY);
+    sorted.add("kairos.limits");
+    for (String warned : WARNED) {
+      sorted.add(warned.substring(0, warned.indexOf('=')));
+    }
+    assertThat(names).isEqualTo(sorted);
   }
 }
