@@ -39,12 +39,15 @@ import org.springframework.util.StringValueResolver;
  * @param origins handler name to where it was declared (for error messages)
  * @param jobs the recurring jobs declared by annotation, to upsert at start
  * @param scanned bean name to the type the scan judged it by (beans of unknown type left out)
+ * @param annotated the {@link KairosHandler} beans and {@link KairosScheduled} methods, each as
+ *     error messages name it, sorted: the handlers only the starter's own scheduler registers
  */
 record DeclaredJobs(
     Map<String, Job> handlers,
     Map<String, String> origins,
     List<Declared> jobs,
-    Map<String, Class<?>> scanned) {
+    Map<String, Class<?>> scanned,
+    List<String> annotated) {
 
   /** One annotated method's job, and where it was declared (for error messages). */
   record Declared(JobSpec spec, String origin) {}
@@ -60,6 +63,7 @@ record DeclaredJobs(
     Map<String, String> origins = new LinkedHashMap<>();
     List<Declared> jobs = new ArrayList<>();
     Map<String, Class<?>> scanned = new LinkedHashMap<>();
+    List<String> annotated = new ArrayList<>();
     for (String name : beans.getBeanNamesForType(Job.class, true, false)) {
       Class<?> type = beans.getType(name, false);
       KairosHandler named =
@@ -79,6 +83,9 @@ record DeclaredJobs(
                 + "'");
       }
       String handler = named != null ? named.value() : name;
+      if (named != null) {
+        annotated.add("@KairosHandler(\"" + named.value() + "\") on bean '" + name + "'");
+      }
       add(
           handlers,
           origins,
@@ -113,10 +120,15 @@ record DeclaredJobs(
         JobSpec spec = spec(e.getValue(), name, method, origin, resolver);
         add(handlers, origins, spec.key(), origin, invoker(beans, name, method, origin));
         jobs.add(new Declared(spec, origin));
+        annotated.add(origin);
       }
     }
     return new DeclaredJobs(
-        Map.copyOf(handlers), Map.copyOf(origins), List.copyOf(jobs), Map.copyOf(scanned));
+        Map.copyOf(handlers),
+        Map.copyOf(origins),
+        List.copyOf(jobs),
+        Map.copyOf(scanned),
+        annotated.stream().sorted().toList());
   }
 
   /**

@@ -27,6 +27,9 @@ import org.springframework.core.env.Environment;
  * DataSource (never closed by Kairos), an embedded H2 database, or memory; with every {@link
  * dev.kairos.Job} bean and {@link KairosScheduled} method as a handler, every {@link
  * SchedulerListener} bean as a listener, and {@link KairosCustomizer} beans applied last.
+ *
+ * <p>A {@code Scheduler} bean of the application's replaces the starter's scheduler and store; the
+ * starter then only starts and closes it (see {@link #kairosLifecycle}).
  */
 @AutoConfiguration(
     afterName = {
@@ -40,7 +43,8 @@ public class KairosAutoConfiguration {
 
   /**
    * The store chosen by {@code kairos.store.type}; the scheduler opens and closes it. A store bean
-   * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it.
+   * of the application's (a {@code JdbcStore}, or any {@code JobStore}) replaces it. With a {@code
+   * Scheduler} bean of the application's it is not made: only the starter's scheduler uses it.
    *
    * <p>A {@code kairos.store.*} property set that the chosen store has no use for is logged at
    * WARN, naming it, and ignored: with {@code memory} all but {@code keep-completed} and {@code
@@ -53,8 +57,9 @@ public class KairosAutoConfiguration {
    * @param environment tells which properties are set, not just defaulted
    * @return the store
    */
+  // Evaluated before kairosScheduler below is registered: only the application's Scheduler counts.
   @Bean(destroyMethod = "")
-  @ConditionalOnMissingBean
+  @ConditionalOnMissingBean({StoreSource.class, Scheduler.class})
   public StoreSource kairosJobStore(
       KairosProperties properties, ObjectProvider<DataSource> dataSource, Environment environment) {
     KairosProperties.Store p = properties.getStore();
@@ -134,10 +139,13 @@ public class KairosAutoConfiguration {
   private static void warnUnused(Environment environment, List<String> names, String why) {
     Binder binder = Binder.get(environment);
     for (String name : names) {
-      binder
-          .bind(name, String.class)
-          .ifBound(value -> log.warn("{}={} does not apply and is ignored: {}", name, value, why));
+      binder.bind(name, String.class).ifBound(value -> warnIgnored(name, value, why));
     }
+  }
+
+  /** Logs at WARN that {@code name=value} does not apply and is ignored, and {@code why}. */
+  private static void warnIgnored(String name, Object value, String why) {
+    log.warn("{}={} does not apply and is ignored: {}", name, value, why);
   }
 
   /** Every {@code kairos.store.*} property, and the one store setting outside it. */
@@ -153,6 +161,25 @@ public class KairosAutoConfiguration {
           "kairos.store.history-max-age",
           "kairos.store.start-mark-delay",
           "kairos.cluster.enabled");
+
+  /**
+   * Every {@code kairos.*} property that only configures the starter's scheduler or store (besides
+   * {@code kairos.limits.*}, whose names the application chooses).
+   */
+  private static final List<String> SCHEDULER_PROPERTIES =
+      java.util.stream.Stream.concat(
+              java.util.stream.Stream.of(
+                  "kairos.workers",
+                  "kairos.look-ahead",
+                  "kairos.window-size",
+                  "kairos.grace-period",
+                  "kairos.startup-timeout",
+                  "kairos.default-zone",
+                  "kairos.instance-id",
+                  "kairos.cluster.lease",
+                  "kairos.cluster.poll"),
+              STORE_PROPERTIES.stream())
+          .toList();
 
   /** Whether spring-jdbc (and with it spring-tx) is on the classpath. */
   private static final boolean SPRING_JDBC =
@@ -329,16 +356,112 @@ public class KairosAutoConfiguration {
   /**
    * Starts the scheduler after the context is refreshed and closes it on shutdown.
    *
-   * @param scheduler the scheduler
+   * <p>A {@code Scheduler} bean of the application's is started and closed too (a scheduler the
+   * application started already is not started again), and the endpoint, health indicator and
+   * metrics report on it; but the starter knows nothing of the handlers its builder registered, and
+   * builds neither it nor its store. So the start fails, naming the bean, on what cannot apply to
+   * it: {@code kairos.removed-jobs} other than {@code warn} (it would judge that scheduler's jobs
+   * by the annotated handlers alone, pausing or deleting jobs whose handlers it does not see), any
+   * {@link KairosHandler} bean or {@link KairosScheduled} method (registered on the starter's
+   * scheduler only), and {@code kairos.cluster.enabled=true} (the application would believe its
+   * instances share the fires). Every other {@code kairos.*} property of the starter's scheduler or
+   * store that is set is logged once at WARN, naming it, its value and the bean, and ignored.
+   *
+   * @param scheduler the scheduler, the starter's or the application's
    * @param declared the declared handlers and jobs, scheduled at start
    * @param properties the {@code kairos.*} properties
+   * @param beans tells whether the scheduler is the starter's or a bean of the application's
+   * @param environment tells which properties are set, which the application's scheduler ignores
    * @return the lifecycle bean
+   * @throws IllegalStateException naming the property, or the annotated beans and methods, and the
+   *     application's Scheduler bean, for what cannot apply to it
    */
   @Bean
   @ConditionalOnMissingBean
   public KairosLifecycle kairosLifecycle(
-      Scheduler scheduler, DeclaredJobsHolder declared, KairosProperties properties) {
-    return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs());
+      Scheduler scheduler,
+      DeclaredJobsHolder declared,
+      KairosProperties properties,
+      ConfigurableListableBeanFactory beans,
+      Environment environment) {
+    List<String> own = applicationSchedulers(beans);
+    if (own.isEmpty()) {
+      return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs());
+    }
+    String names = "'" + String.join("', '", own) + "'";
+    String bean = "the application's Scheduler bean " + names;
+    if (properties.getCluster().isEnabled()) {
+      // Not a warning, as with the application's store bean: it would believe its instances share
+      // the fires.
+      throw new IllegalStateException(
+          "kairos.cluster.enabled=true does not apply: "
+              + bean
+              + " replaces the starter's scheduler and store; build that scheduler's store with"
+              + " clustered(true)");
+    }
+    if (properties.getRemovedJobs() != KairosProperties.RemovedJobs.WARN) {
+      throw new IllegalStateException(
+          "kairos.removed-jobs="
+              + properties.getRemovedJobs().name().toLowerCase(java.util.Locale.ROOT)
+              + " cannot be applied to "
+              + bean
+              + ": the starter does not know which handlers that scheduler registers, so it cannot"
+              + " tell which stored jobs lost theirs; remove kairos.removed-jobs (the default,"
+              + " warn, leaves stored jobs be), or remove the bean "
+              + names
+              + " to let the starter build the scheduler");
+    }
+    List<String> annotated = declared.jobs().annotated();
+    if (!annotated.isEmpty()) {
+      throw new IllegalStateException(
+          bean
+              + " replaces the starter's, so these annotated handlers would be registered"
+              + " nowhere: "
+              + String.join(", ", annotated)
+              + ". The starter registers @KairosHandler beans and @KairosScheduled methods only on"
+              + " the scheduler it builds; register them with the builder of "
+              + names
+              + " yourself (and schedule their jobs) and remove the annotations, or remove the bean "
+              + names
+              + " to let the starter build the scheduler (KairosCustomizer beans adjust its"
+              + " builder)");
+    }
+    String why = bean + " replaces the starter's scheduler and store; configure that bean itself";
+    warnUnused(environment, SCHEDULER_PROPERTIES, why);
+    properties
+        .getLimits()
+        .forEach(
+            (name, limit) ->
+                warnIgnored(
+                    "kairos.limits." + name,
+                    limit.getMaxConcurrent() + " run(s) of " + handlers(name, limit),
+                    why));
+    return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs(), names);
+  }
+
+  /**
+   * The names of the {@code Scheduler} beans that are not the starter's {@code kairosScheduler}
+   * (this context's and its ancestors'), judged by bean definitions: empty when the starter built
+   * the scheduler, even if the application named a bean of its own {@code kairosScheduler}.
+   */
+  private static List<String> applicationSchedulers(ConfigurableListableBeanFactory beans) {
+    return java.util.Arrays.stream(
+            org.springframework.beans.factory.BeanFactoryUtils.beanNamesForTypeIncludingAncestors(
+                beans, Scheduler.class, true, false))
+        .filter(name -> !startersScheduler(beans, name))
+        .toList();
+  }
+
+  private static boolean startersScheduler(ConfigurableListableBeanFactory beans, String name) {
+    if (!beans.containsBeanDefinition(name)
+        || !(beans.getBeanDefinition(name)
+            instanceof org.springframework.beans.factory.annotation.AnnotatedBeanDefinition d)) {
+      return false;
+    }
+    var method = d.getFactoryMethodMetadata();
+    return method != null
+        && method.getDeclaringClassName().equals(KairosAutoConfiguration.class.getName())
+        && method.getMethodName().equals("kairosScheduler");
   }
 
   /**

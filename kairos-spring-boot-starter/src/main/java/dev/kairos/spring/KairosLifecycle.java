@@ -12,7 +12,13 @@ import org.springframework.context.SmartLifecycle;
  * Starts the scheduler once the context is refreshed and closes it early in shutdown, before the
  * beans it uses (the DataSource) are destroyed. At start it upserts the declared jobs, keeping the
  * stored state of unchanged ones, and applies {@code kairos.removed-jobs} to stored jobs whose
- * handler is gone. {@link #stop()} waits for running jobs up to {@code kairos.grace-period}.
+ * handler is gone. {@link #stop()} waits for running jobs up to the scheduler's grace period
+ * ({@code kairos.grace-period} for the starter's scheduler).
+ *
+ * <p>A {@code Scheduler} bean of the application's is started (a no-op if the application started
+ * it already: {@code start()} is idempotent) and closed the same way, but {@code
+ * kairos.removed-jobs} is not applied to it: the starter does not know which handlers its builder
+ * registered (see {@code KairosAutoConfiguration.kairosLifecycle}).
  */
 public final class KairosLifecycle implements SmartLifecycle {
   private static final Logger log = LoggerFactory.getLogger(KairosLifecycle.class);
@@ -26,13 +32,31 @@ public final class KairosLifecycle implements SmartLifecycle {
   private final Scheduler scheduler;
   private final DeclaredJobs declared;
   private final KairosProperties.RemovedJobs removedJobs;
+
+  /** The application's scheduler bean name(s), quoted; null for the starter's own scheduler. */
+  private final String applicationScheduler;
+
   private volatile boolean running;
 
+  /** For the starter's own scheduler, whose handlers are the declared ones. */
   KairosLifecycle(
       Scheduler scheduler, DeclaredJobs declared, KairosProperties.RemovedJobs removedJobs) {
+    this(scheduler, declared, removedJobs, null);
+  }
+
+  /**
+   * For the starter's own scheduler ({@code applicationScheduler} null), or for the application's
+   * Scheduler bean named {@code applicationScheduler}, to which {@code removedJobs} is not applied.
+   */
+  KairosLifecycle(
+      Scheduler scheduler,
+      DeclaredJobs declared,
+      KairosProperties.RemovedJobs removedJobs,
+      String applicationScheduler) {
     this.scheduler = scheduler;
     this.declared = declared;
     this.removedJobs = removedJobs;
+    this.applicationScheduler = applicationScheduler;
   }
 
   @Override
@@ -46,6 +70,12 @@ public final class KairosLifecycle implements SmartLifecycle {
       } catch (IllegalArgumentException ex) {
         throw new IllegalStateException(d.origin() + ": " + ex.getMessage(), ex);
       }
+    }
+    if (applicationScheduler != null) {
+      scheduler.start();
+      running = true;
+      log.info("Kairos started the application's Scheduler bean {}", applicationScheduler);
+      return;
     }
     handleRemoved();
     scheduler.start();
