@@ -505,10 +505,12 @@ public final class JdbcStore implements StoreSource, AutoCloseable {
      * every commit: 179 MB after 10,000 write-backs, 155 MB after 8,500 fires. With 0 it levels off
      * at about 22 MB ({@code H2FileSizeTest}, {@code H2Growth} in benchmarks). A process crash
      * (SIGKILL) loses nothing either way, as the operating system's page cache survives it
-     * (H2CrashTest). The retention guards against an OS crash or power loss: H2 never forces a
-     * commit to the disk (no fsync), so such a crash loses recent commits with either setting, and
-     * with 0 it may also damage older data in the file. Put the folder on storage whose writes
-     * survive power loss, or use PostgreSQL, where that matters.
+     * (H2CrashTest), once open() has mended the one state 0 adds: H2 may overwrite the chunk its
+     * file header names before it rewrites the header, and a kill in between leaves a header a
+     * plain open cannot follow ({@code H2HeaderRepair}). The retention guards against an OS crash
+     * or power loss: H2 never forces a commit to the disk (no fsync), so such a crash loses recent
+     * commits with either setting, and with 0 it may also damage older data in the file. Put the
+     * folder on storage whose writes survive power loss, or use PostgreSQL, where that matters.
      *
      * <p>ANALYZE_AUTO=0: H2 otherwise runs ANALYZE inside the COMMIT that crosses its change count
      * (2,000 rows, then doubling), after the commit itself; with RETENTION_TIME=0 and other commits

@@ -77,9 +77,9 @@ final class Analyzer {
 
   /**
    * The verdict on {@code ledger}. With {@code lost} (a one-instance soak whose children logged at
-   * TRACE), a run after a pause or unschedule is set apart, shown and not judged, when that call's
-   * commit was lost with its instance's SIGKILL: the next instance of the slot read the job older
-   * than that commit (docs/RELIABILITY.md: H2 has lost answered commits at a kill).
+   * TRACE), a run after a pause or unschedule is set apart, still failing the verdict, when that
+   * call's commit was lost with its instance's SIGKILL: the next instance of the slot read the job
+   * older than that commit, so the store, not the engine, broke the promise.
    */
   Verdict analyze(Ledger ledger, LostCommits.Report lost) {
     Verdict.Builder v = new Verdict.Builder(ledger, lost);

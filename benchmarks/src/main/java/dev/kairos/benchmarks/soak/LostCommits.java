@@ -28,38 +28,46 @@ import java.util.stream.Stream;
  * lines it finds nothing and says how many generations had none.
  */
 final class LostCommits {
-  /** The version of a {@link Commit} that deleted the job ({@code unschedule}). */
-  static final long DELETED = Long.MAX_VALUE;
-
   /**
    * One commit of a job a generation logged: the log's time of day in ms ({@code -1} if the line
-   * had none), and the version stored or {@link #DELETED}.
+   * had none) and the version stored; or, for a deletion ({@code unschedule}), the newest version
+   * of the job the generation had logged before it ({@code -1} if none).
    */
-  record Commit(int msOfDay, long version) {}
+  record Commit(int msOfDay, long version, boolean deleted) {
+    /**
+     * True if a generation that first read the job at {@code read} ({@code -1}: it found none)
+     * missed this commit: it read an older version, or, for a deletion, the deleted version or an
+     * older one. (A version newer than every one logged is a later write whose line the kill cut
+     * off, such as the job created again.)
+     */
+    boolean missedBy(long read) {
+      return read != ABSENT && (deleted ? read <= version : read < version);
+    }
+  }
 
   /**
    * A job whose last commit the next generation did not see: {@code committed} is that commit's
-   * version ({@link #DELETED} for a deletion), {@code at} its log time, {@code read} the version
-   * the next generation read first, and {@code commits} every commit of the job the killed
-   * generation logged, in order.
+   * version (for a deletion, the version deleted), {@code deleted} whether it was a deletion,
+   * {@code at} its log time, {@code read} the version the next generation read first, and {@code
+   * commits} every commit of the job the killed generation logged, in order.
    */
   record Loss(
       String killed,
       String next,
       String key,
       long committed,
+      boolean deleted,
       String at,
       long read,
       List<Commit> commits) {
 
     /**
      * True if a commit logged from {@code fromMs} to {@code toMs} (times of day; the bounds
-     * included) was not seen by the next generation: its version is newer than the one read, or it
-     * is a deletion.
+     * included) was not seen by the next generation ({@link Commit#missedBy}).
      */
     boolean lostBetween(int fromMs, int toMs) {
       for (Commit c : commits) {
-        if (c.msOfDay() >= fromMs && c.msOfDay() <= toMs && c.version() > read) {
+        if (c.msOfDay() >= fromMs && c.msOfDay() <= toMs && c.missedBy(read)) {
           return true;
         }
       }
@@ -89,8 +97,9 @@ final class LostCommits {
       for (Loss l : losses) {
         sb.append("    ")
             .append(l.key())
-            .append(l.committed() == DELETED ? ": deleted by " : ": version ")
-            .append(l.committed() == DELETED ? "" : l.committed() + " committed by ")
+            .append(": version ")
+            .append(l.committed())
+            .append(l.deleted() ? " deleted by " : " committed by ")
             .append(l.killed())
             .append(" at ")
             .append(l.at())
@@ -160,30 +169,38 @@ final class LostCommits {
       for (int i = 0; i + 1 < ordered.size(); i++) {
         restarts++;
         Map<String, List<Commit>> committed = new HashMap<>(); // key -> commits, in order
+        Map<String, Long> known = new HashMap<>(); // key -> newest version logged
         Map<String, String> at = new HashMap<>();
         List<String> killedLog = Files.readAllLines(ordered.get(i), StandardCharsets.UTF_8);
         boolean traced = false;
         for (String line : killedLog) {
           traced |= line.contains(" TRACE ");
+          Commit c = null;
           String key = null;
-          long version = 0;
           for (Pattern p : COMMITTED) {
             Matcher m = p.matcher(line);
             if (m.find()) {
               key = m.group(1);
-              version = Long.parseLong(m.group(2));
+              c = new Commit(msOfDay(line), Long.parseLong(m.group(2)), false);
             }
           }
           Matcher d = DELETED_LINE.matcher(line);
           if (key == null && d.find()) {
             key = d.group(1);
-            version = DELETED;
+            c = new Commit(msOfDay(line), known.getOrDefault(key, -1L), true);
           }
-          if (key != null) {
-            committed
-                .computeIfAbsent(key, k -> new ArrayList<>())
-                .add(new Commit(msOfDay(line), version));
+          for (Pattern p : READ) {
+            Matcher m = p.matcher(line);
+            if (m.find()) {
+              known.merge(m.group(1), Long.parseLong(m.group(2)), Math::max);
+            }
+          }
+          if (c != null) {
+            committed.computeIfAbsent(key, k -> new ArrayList<>()).add(c);
             at.put(key, line.length() >= 12 ? line.substring(0, 12) : line);
+            if (!c.deleted()) {
+              known.merge(key, c.version(), Math::max);
+            }
           }
         }
         if (!traced) {
@@ -196,10 +213,18 @@ final class LostCommits {
         committed.forEach(
             (key, commits) -> {
               Long read = first.get(key);
-              long last = commits.get(commits.size() - 1).version();
-              if (read != null && read != ABSENT && read < last) {
+              Commit last = commits.get(commits.size() - 1);
+              if (read != null && last.missedBy(read)) {
                 losses.add(
-                    new Loss(killed, next, key, last, at.get(key), read, List.copyOf(commits)));
+                    new Loss(
+                        killed,
+                        next,
+                        key,
+                        last.version(),
+                        last.deleted(),
+                        at.get(key),
+                        read,
+                        List.copyOf(commits)));
               }
             });
       }

@@ -332,12 +332,13 @@ class AnalyzerTest {
   }
 
   @Test
-  void runAfterAPauseWhoseCommitTheKillLost_isShownApart_notJudged() {
+  void runAfterAPauseWhoseCommitTheKillLost_isShownApart_asTheStoresLoss() {
     pauseThenKillThenRunOnTheNextInstance();
-    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7);
+    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7, false);
     LostCommits.Report lost =
         new LostCommits.Report(
-            List.of(new LostCommits.Loss("s0.g0", "s0.g1", "race-0", 7, "t", 6, List.of(pause))),
+            List.of(
+                new LostCommits.Loss("s0.g0", "s0.g1", "race-0", 7, false, "t", 6, List.of(pause))),
             1,
             0);
 
@@ -349,9 +350,9 @@ class AnalyzerTest {
         .contains("race-0")
         .contains("pause() returned on s0.g0")
         .contains("it read version 6");
-    assertThat(v.passed()).isTrue();
+    assertThat(v.passed()).as("an answered commit lost fails, whoever lost it").isFalse();
     assertThat(v.render())
-        .contains("whose commit the kill lost (store; not judged):")
+        .contains("whose commit the kill lost (the store lost it):")
         .contains("commits missing after a restart");
   }
 
@@ -360,12 +361,13 @@ class AnalyzerTest {
     pauseThenKillThenRunOnTheNextInstance();
     // a later commit of the job (a write-back 500 ms after the pause returned) was lost, not the
     // pause: the next instance read the paused version
-    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7);
-    LostCommits.Commit later = new LostCommits.Commit(logMs(T0 + 2 * S + 505_000), 8);
+    LostCommits.Commit pause = new LostCommits.Commit(logMs(T0 + 2 * S + 4_000), 7, false);
+    LostCommits.Commit later = new LostCommits.Commit(logMs(T0 + 2 * S + 505_000), 8, false);
     LostCommits.Report lost =
         new LostCommits.Report(
             List.of(
-                new LostCommits.Loss("s0.g0", "s0.g1", "race-0", 8, "t", 7, List.of(pause, later))),
+                new LostCommits.Loss(
+                    "s0.g0", "s0.g1", "race-0", 8, false, "t", 7, List.of(pause, later))),
             1,
             0);
 

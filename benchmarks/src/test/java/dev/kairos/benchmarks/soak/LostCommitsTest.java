@@ -114,12 +114,13 @@ class LostCommitsTest {
         .singleElement()
         .satisfies(
             l -> {
-              assertThat(l.committed()).isEqualTo(LostCommits.DELETED);
+              assertThat(l.deleted()).isTrue();
+              assertThat(l.committed()).isEqualTo(6);
               assertThat(l.read()).isEqualTo(6);
               assertThat(l.lostBetween(1_009, 1_011)).isTrue(); // the deletion
               assertThat(l.lostBetween(999, 1_001)).isFalse(); // the replace was read
             });
-    assertThat(r.render()).contains("a: deleted by s0.g0 at 00:00:01.010");
+    assertThat(r.render()).contains("a: version 6 deleted by s0.g0 at 00:00:01.010");
   }
 
   @Test
@@ -134,6 +135,18 @@ class LostCommitsTest {
         trace("00:00:03.000", "job 'a': upsert CREATED: version 12 SCHEDULED due x"),
         trace("00:00:03.100", "job 'a': replace at version 12 with PAUSED due x: version 13"),
         trace("00:00:03.200", "job 'b': loaded SCHEDULED at version 9: due"));
+
+    assertThat(LostCommits.find(dir).losses()).isEmpty();
+  }
+
+  @Test
+  void aDeletionFollowedByAWriteWhoseLineTheKillCutOff_isNoLoss() throws Exception {
+    log(
+        "g0",
+        trace("00:00:01.000", "job 'a': upsert UNCHANGED: version 6 SCHEDULED due x"),
+        engine("00:00:01.010", "job 'a' unscheduled"));
+    // the job was created again at version 8 and the process killed before that line was logged
+    log("g1", trace("00:00:03.000", "job 'a': loaded SCHEDULED at version 8: due"));
 
     assertThat(LostCommits.find(dir).losses()).isEmpty();
   }
