@@ -2,7 +2,9 @@ package dev.kairos.jdbc.internal;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.h2.mvstore.DataUtils;
 import org.h2.mvstore.MVStore;
+import org.h2.mvstore.MVStoreException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,8 +46,9 @@ public final class H2HeaderRepair {
   /**
    * Rewrites the header of {@code file} ({@code ...kairos.mv.db}) to name its newest chunk when a
    * plain open would read an older one; does nothing if the file does not exist or was closed
-   * cleanly. A file that cannot be looked at (in use by another process, damaged) is left as it is
-   * for the pool to open, which then reports what is wrong; that is logged at WARN here.
+   * cleanly. A file that cannot be looked at is left as it is for the pool to open, which then
+   * reports what is wrong: one in use by another process silently, any other failure logged at WARN
+   * here.
    */
   public static Outcome repairIfStale(Path file) {
     if (!Files.exists(file)) {
@@ -90,12 +93,23 @@ public final class H2HeaderRepair {
           opened,
           newest);
       return new Outcome(opened, newest, true);
+    } catch (MVStoreException e) {
+      if (e.getErrorCode() == DataUtils.ERROR_FILE_LOCKED) {
+        // Another process has the file open: the pool's open says so, naming the cause.
+        log.debug("H2 file {} is locked; its header is not checked", file);
+        return new Outcome(-1, -1, false);
+      }
+      return failed(file, e);
     } catch (RuntimeException e) {
-      log.warn(
-          "checking the header of the H2 file {} at open failed; opening it as it is: {}",
-          file,
-          e.toString());
-      return new Outcome(-1, -1, false);
+      return failed(file, e);
     }
+  }
+
+  private static Outcome failed(Path file, RuntimeException e) {
+    log.warn(
+        "checking the header of the H2 file {} at open failed; opening it as it is: {}",
+        file,
+        e.toString());
+    return new Outcome(-1, -1, false);
   }
 }
