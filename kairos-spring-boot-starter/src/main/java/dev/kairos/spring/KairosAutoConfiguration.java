@@ -365,7 +365,9 @@ public class KairosAutoConfiguration {
    * {@link KairosHandler} bean or {@link KairosScheduled} method (registered on the starter's
    * scheduler only), and {@code kairos.cluster.enabled=true} (the application would believe its
    * instances share the fires). Every other {@code kairos.*} property of the starter's scheduler or
-   * store that is set is logged once at WARN, naming it, its value and the bean, and ignored.
+   * store that is set is logged once at WARN, naming it, its value and the bean, and ignored; so is
+   * each {@link SchedulerListener} and {@link KairosCustomizer} bean, which only the starter's
+   * scheduler takes.
    *
    * @param scheduler the scheduler, the starter's or the application's
    * @param declared the declared handlers and jobs, scheduled at start
@@ -436,6 +438,21 @@ public class KairosAutoConfiguration {
                     "kairos.limits." + name,
                     limit.getMaxConcurrent() + " run(s) of " + handlers(name, limit),
                     why));
+    // Listener and customizer beans go into the builder of the starter's scheduler only.
+    for (String name : beans.getBeanNamesForType(SchedulerListener.class, true, false)) {
+      log.warn(
+          "SchedulerListener bean '{}' is not registered: {} replaces the starter's scheduler;"
+              + " pass it to that scheduler's builder (Kairos.builder().listener(...))",
+          name,
+          bean);
+    }
+    for (String name : beans.getBeanNamesForType(KairosCustomizer.class, true, false)) {
+      log.warn(
+          "KairosCustomizer bean '{}' is not applied: {} replaces the starter's scheduler,"
+              + " and customizers adjust the builder of the starter's only",
+          name,
+          bean);
+    }
     return new KairosLifecycle(scheduler, declared.jobs(), properties.getRemovedJobs(), names);
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.kairos.JobSpec;
 import dev.kairos.JobState;
 import dev.kairos.Scheduler;
+import dev.kairos.SchedulerListener;
 import dev.kairos.engine.InMemoryStore;
 import dev.kairos.engine.Kairos;
 import dev.kairos.micrometer.KairosMetrics;
@@ -321,6 +322,37 @@ class KairosOwnSchedulerTest {
             + " replaces the starter's scheduler and store; configure that bean itself";
     assertThat(logged).containsPattern("WARN .*" + Pattern.quote(warning));
     assertThat(count(logged, warning)).isEqualTo(1);
+  }
+
+  @Test
+  void listenerAndCustomizerBeans_withApplicationsScheduler_areWarnedOfByName(
+      CapturedOutput output) {
+    int before = output.getAll().length();
+    withAppScheduler()
+        .withBean("auditListener", SchedulerListener.class, () -> new SchedulerListener() {})
+        .withBean("tuning", KairosCustomizer.class, () -> b -> b.workers(9))
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+    String logged = since(output, before);
+
+    assertThat(logged)
+        .containsPattern(
+            "WARN .*SchedulerListener bean 'auditListener' is not registered: the application's"
+                + " Scheduler bean 'myScheduler' replaces")
+        .containsPattern(
+            "WARN .*KairosCustomizer bean 'tuning' is not applied: the application's Scheduler"
+                + " bean 'myScheduler' replaces");
+    assertThat(count(logged, "'auditListener' is not registered")).isEqualTo(1);
+  }
+
+  @Test
+  void listenerBeans_withTheStartersScheduler_areRegisteredUnwarned(CapturedOutput output) {
+    int before = output.getAll().length();
+    runner
+        .withPropertyValues("kairos.store.type=memory")
+        .withBean("auditListener", SchedulerListener.class, () -> new SchedulerListener() {})
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+
+    assertThat(since(output, before)).doesNotContain("is not registered");
   }
 
   @Test

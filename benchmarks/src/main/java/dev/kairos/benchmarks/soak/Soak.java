@@ -454,7 +454,7 @@ public final class Soak {
           if (line.contains("compacted to")) { // H2Compaction at open
             compactions.add(line.substring(line.indexOf(": ") + 2).strip());
           }
-          if (line.contains("its header named an overwritten chunk")) { // H2HeaderRepair at open
+          if (line.contains("a plain open would read version")) { // H2HeaderRepair at open
             repairs.add(p.getFileName() + ": " + line.substring(line.indexOf("H2 file")).strip());
           }
           warn += line.contains(" WARN ") ? 1 : 0;
@@ -486,7 +486,7 @@ public final class Soak {
                 + "\n")
         + (repairs.isEmpty()
             ? ""
-            : "H2 header naming an overwritten chunk, repaired at open "
+            : "H2 file header repaired at open (it did not lead to the newest chunk) "
                 + repairs.size()
                 + " time(s) (the commits a plain open would drop kept):\n    "
                 + String.join("\n    ", repairs)

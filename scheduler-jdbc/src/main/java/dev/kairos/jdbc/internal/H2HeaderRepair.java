@@ -86,9 +86,9 @@ public final class H2HeaderRepair {
           .open()
           .close(0);
       log.warn(
-          "H2 file {}: its header named an overwritten chunk (the process was killed while H2"
-              + " wrote), so H2 would have opened version {} and dropped the commits up to version"
-              + " {}; the header now names the newest chunk, and nothing is lost",
+          "H2 file {}: a plain open would read version {}, but the file holds whole chunks up to"
+              + " version {}: the process was killed while H2 wrote, and the file's header did not"
+              + " lead to them; the header now names the newest chunk, so no commit is dropped",
           file,
           opened,
           newest);
